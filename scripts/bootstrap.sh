@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian machine: system packages (apt, as root)
+# and the virtualenv in .venv. Idempotent and quick when everything is already there.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    die "missing system packages: ${missing[*]}. Run as root, or install them first:
+    sudo apt-get install -y ${missing[*]}"
+  fi
+  say "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The virtualenv is rebuilt only when the pins change.
+stamp=$VENV/.requirements.sha
+want=$(cat "$ROOT/requirements.txt" "$ROOT/constraints.txt" | sha256sum | cut -d' ' -f1)
+if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "bootstrap: installing Python packages into $VENV"
+  [ -x "$PYTHON" ] || python3 -m venv "$VENV"
+  "$PYTHON" -m pip install -q --disable-pip-version-check \
+    -r "$ROOT/requirements.txt" -c "$ROOT/constraints.txt" 2>&1 | grep -v "is ignored" || true
+  "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust" \
+    || die "the virtualenv in $VENV is incomplete; see the pip output above"
+  echo "$want" > "$stamp"
+fi
