@@ -1,0 +1,99 @@
+"""JWT authentication for calls from the LMS.
+
+The LMS signs a short-lived HS256 token for the learner it acts for:
+``Authorization: JWT <token>`` with the claims ``username``, ``email`` and ``exp`` (and ``iss``
+when JWT_ISSUER is set). Only HS256 is accepted, so ``alg=none`` and public-key confusion are
+refused by construction.
+
+A learner seen for the first time is *not* written here: the request gets an unsaved user and
+the view that needs a row (placing an order) saves it inside its own transaction. Reading
+endpoints therefore write nothing, and a first purchase costs no extra commit.
+"""
+
+import re
+
+import jwt
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from rest_framework import authentication, exceptions
+
+USERNAME_PATTERN = re.compile(r"^[\w.@+-]{1,150}\Z")
+MAX_TOKEN_LENGTH = 4096
+
+
+class JwtAuthentication(authentication.BaseAuthentication):
+    keyword = "JWT"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Send the header as 'Authorization: JWT <token>'.")
+        token = header[1]
+        if len(token) > MAX_TOKEN_LENGTH:
+            raise exceptions.AuthenticationFailed("The token is too long.")
+        claims = decode_token(token)
+        return user_for_claims(claims), claims
+
+    def authenticate_header(self, request):
+        return f'{self.keyword} realm="api"'
+
+
+def decode_token(token: bytes) -> dict:
+    required = ["exp", "username", "email"]
+    if settings.JWT_ISSUER:
+        required.append("iss")
+    try:
+        claims = jwt.decode(
+            token,
+            settings.JWT_SECRET_KEY,
+            algorithms=["HS256"],
+            issuer=settings.JWT_ISSUER or None,
+            leeway=settings.JWT_LEEWAY_SECONDS,
+            options={"require": required},
+        )
+    except jwt.ExpiredSignatureError:
+        raise exceptions.AuthenticationFailed("The token has expired.") from None
+    except jwt.MissingRequiredClaimError as exc:
+        raise exceptions.AuthenticationFailed(f"The token lacks the claim {exc.claim!r}.") from None
+    except jwt.InvalidIssuerError:
+        raise exceptions.AuthenticationFailed("The token was issued by someone else.") from None
+    except jwt.InvalidTokenError:
+        raise exceptions.AuthenticationFailed("The token is not valid.") from None
+    username, email = claims["username"], claims["email"]
+    if not isinstance(username, str) or not USERNAME_PATTERN.match(username):
+        raise exceptions.AuthenticationFailed("The token's username is not a valid username.")
+    if not isinstance(email, str) or len(email) > 254:
+        raise exceptions.AuthenticationFailed("The token's email is not valid.")
+    return claims
+
+
+def user_for_claims(claims: dict):
+    """The learner the token speaks for: the stored user, or an unsaved one on first sight."""
+    User = get_user_model()
+    try:
+        user = User._default_manager.get(username=claims["username"])
+    except User.DoesNotExist:
+        return User(username=claims["username"], email=claims["email"])
+    if not user.is_active:
+        raise exceptions.AuthenticationFailed("This user is inactive.")
+    return user
+
+
+def save_new_user(user):
+    """Store a learner met for the first time. Call inside the caller's transaction.
+
+    Two first requests of one learner can race: the second insert waits for the first
+    transaction and then fails on the unique username, and the stored row is used instead.
+    """
+    if user.pk is not None:
+        return user
+    user.set_unusable_password()
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        return get_user_model()._default_manager.get(username=user.username)
+    return user

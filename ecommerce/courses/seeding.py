@@ -1,0 +1,85 @@
+"""Writing the seeded catalogue into Oscar: partner, the Seat product class, one paid seat
+per course. Running it again changes nothing that is already right."""
+
+from django.contrib.sites.models import Site
+from django.db import transaction
+from oscar.core.loading import get_model
+
+from ecommerce.courses import definition
+
+Partner = get_model("partner", "Partner")
+ProductClass = get_model("catalogue", "ProductClass")
+ProductAttribute = get_model("catalogue", "ProductAttribute")
+ProductAttributeValue = get_model("catalogue", "ProductAttributeValue")
+Product = get_model("catalogue", "Product")
+StockRecord = get_model("partner", "StockRecord")
+
+
+@transaction.atomic
+def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
+    """Create or correct the first ``courses`` seats. Returns counts of what was written."""
+    if site_domain:
+        Site.objects.update_or_create(pk=1, defaults={"domain": site_domain, "name": "ecommerce"})
+    partner, _ = Partner.objects.get_or_create(
+        code=definition.PARTNER_CODE, defaults={"name": definition.PARTNER_NAME}
+    )
+    seat_class, _ = ProductClass.objects.update_or_create(
+        name=definition.PRODUCT_CLASS_NAME,
+        defaults={"requires_shipping": False, "track_stock": False},
+    )
+    attributes = {
+        code: ProductAttribute.objects.get_or_create(
+            product_class=seat_class,
+            code=code,
+            defaults={"name": code.replace("_", " "), "type": ProductAttribute.TEXT, "required": True},
+        )[0]
+        for code in (definition.COURSE_ATTRIBUTE, definition.MODE_ATTRIBUTE)
+    }
+
+    existing = {
+        record.partner_sku: record
+        for record in StockRecord.objects.filter(partner=partner).select_related("product")
+    }
+    values = {
+        (value.product_id, value.attribute_id): value
+        for value in ProductAttributeValue.objects.filter(attribute__in=attributes.values())
+    }
+    created = updated = 0
+    for seat in definition.catalogue(courses):
+        record = existing.get(seat.sku)
+        if record is None:
+            product = Product.objects.create(
+                structure=Product.STANDALONE,
+                product_class=seat_class,
+                title=seat.title,
+                is_public=True,
+            )
+            StockRecord.objects.create(
+                product=product,
+                partner=partner,
+                partner_sku=seat.sku,
+                price_currency=definition.CURRENCY,
+                price=seat.price,
+            )
+            created += 1
+        else:
+            product = record.product
+            wanted = (seat.title, seat.price, definition.CURRENCY)
+            if (product.title, record.price, record.price_currency) != wanted:
+                Product.objects.filter(pk=product.pk).update(title=seat.title)
+                StockRecord.objects.filter(pk=record.pk).update(
+                    price=seat.price, price_currency=definition.CURRENCY
+                )
+                updated += 1
+        for code, text in (
+            (definition.COURSE_ATTRIBUTE, seat.course_id),
+            (definition.MODE_ATTRIBUTE, seat.mode),
+        ):
+            value = values.get((product.pk, attributes[code].pk))
+            if value is None:
+                ProductAttributeValue.objects.create(
+                    product=product, attribute=attributes[code], value_text=text
+                )
+            elif value.value_text != text:
+                ProductAttributeValue.objects.filter(pk=value.pk).update(value_text=text)
+    return {"created": created, "updated": updated, "courses": courses}

@@ -1,0 +1,79 @@
+"""Fulfilment modules: one plain class per kind of product, each turning an order line into a
+line status. Only enrollment in a course seat exists today."""
+
+import logging
+import os
+import threading
+
+import requests
+from django.conf import settings
+
+from ecommerce.courses.seats import enrollment_target
+from ecommerce.fulfillment.status import LINE
+
+logger = logging.getLogger(__name__)
+
+ENROLLMENT_PATH = "/api/enrollment/v1/enrollment"
+
+_local = threading.local()
+
+
+def http_session() -> requests.Session:
+    """One HTTP session per process (and per thread), reused for every LMS call.
+
+    Keyed on the pid so that a session created before gunicorn forks is never shared.
+    """
+    session = getattr(_local, "session", None)
+    if session is None or _local.pid != os.getpid():
+        session = requests.Session()
+        adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=64, max_retries=0)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        _local.session, _local.pid = session, os.getpid()
+    return session
+
+
+class EnrollmentFulfillmentModule:
+    """Enrols the buyer of a seat through the LMS enrollment API.
+
+    The API is idempotent on (user, course), so a retry after an unclear failure (a timeout)
+    cannot enrol twice.
+    """
+
+    def fulfill_line(self, order, line) -> str:
+        course_id, mode = enrollment_target(line.product) if line.product_id else (None, None)
+        if not course_id or not mode:
+            logger.error("order %s line %s: product has no course or mode", order.number, line.pk)
+            return LINE.FULFILLMENT_CONFIGURATION_ERROR
+        body = {
+            "user": order.user.username,
+            "is_active": True,
+            "mode": mode,
+            "course_details": {"course_id": course_id},
+        }
+        try:
+            response = http_session().post(
+                settings.LMS_URL + ENROLLMENT_PATH,
+                json=body,
+                headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
+                timeout=settings.LMS_ENROLLMENT_TIMEOUT,
+            )
+        except requests.Timeout:
+            logger.warning("order %s: enrollment timed out", order.number)
+            return LINE.FULFILLMENT_TIMEOUT_ERROR
+        except requests.RequestException as exc:
+            logger.warning("order %s: enrollment failed: %s", order.number, exc)
+            return LINE.FULFILLMENT_NETWORK_ERROR
+        if response.status_code < 300:
+            return LINE.COMPLETE
+        logger.warning(
+            "order %s: enrollment answered %s: %s", order.number, response.status_code, response.text[:200]
+        )
+        if response.status_code >= 500:
+            return LINE.FULFILLMENT_SERVER_ERROR
+        return LINE.FULFILLMENT_CONFIGURATION_ERROR
+
+
+def module_for(line):
+    """The module that fulfils ``line``. Every product sold here is a seat."""
+    return EnrollmentFulfillmentModule()

@@ -1,0 +1,140 @@
+"""Buying seats: the order path of ``POST /api/v2/baskets/``.
+
+    transaction 1   learner (first sight), idempotency key, basket, Oscar order, seat claims
+    no transaction  the LMS enrollment call (fulfilment)
+    transaction 2   line and order statuses, the stored answer for the idempotency key
+
+Two commits per order, none open while the LMS is called. Everything that can reject the
+request (validation, unknown SKUs) runs before the first write, so a rejected request writes
+nothing.
+"""
+
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from ecommerce.core.auth import save_new_user
+from ecommerce.core.errors import ApiError
+from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
+from ecommerce.orders.models import IdempotencyRecord, SeatClaim
+from ecommerce.orders.placement import build_basket, place_order
+from ecommerce.orders.representation import basket_body
+from ecommerce.orders.requests import BasketRequest
+
+
+@dataclass
+class Answer:
+    status: int
+    body: dict
+    replayed: bool = False
+
+
+class _KeyTaken(Exception):
+    """Another request with this Idempotency-Key got there first."""
+
+
+class _SeatOwned(Exception):
+    """The learner already has an order for one of the seats."""
+
+
+def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Answer:
+    try:
+        with transaction.atomic():
+            user = save_new_user(user)
+            record = _claim_key(user, key, request) if key else None
+            basket = build_basket(user, stockrecords)
+            if not request.checkout:
+                answer = Answer(201, basket_body(basket))
+                if record:
+                    _store_answer(record, answer)
+                return answer
+            order = place_order(basket, user)
+            order.user = user  # Oscar stores only the id; fulfilment needs the username
+            lines = list(
+                order.lines.select_related("product").prefetch_related("product__attribute_values__attribute")
+            )
+            _claim_seats(user, order, lines)
+    except _KeyTaken:
+        return _replay(user, key, request)
+    except _SeatOwned:
+        raise _already_owned(user, stockrecords) from None
+
+    statuses = enroll_lines(order, lines)
+    with transaction.atomic():
+        record_fulfillment(order, lines, statuses)
+        answer = Answer(201, basket_body(basket, order, lines))
+        if record:
+            _store_answer(record, answer)
+    return answer
+
+
+def _claim_key(user, key, request) -> IdempotencyRecord:
+    try:
+        with transaction.atomic(savepoint=False):
+            return IdempotencyRecord._default_manager.create(
+                user=user, key=key, fingerprint=request.fingerprint
+            )
+    except IntegrityError:
+        raise _KeyTaken from None
+
+
+def _claim_seats(user, order, lines) -> None:
+    try:
+        SeatClaim._default_manager.bulk_create(
+            [SeatClaim(user=user, product_id=line.product_id, order=order) for line in lines]
+        )
+    except IntegrityError:
+        raise _SeatOwned from None
+
+
+def _store_answer(record, answer: Answer) -> None:
+    IdempotencyRecord._default_manager.filter(pk=record.pk).update(
+        response_status=answer.status, response_body=answer.body
+    )
+
+
+def _replay(user, key, request) -> Answer:
+    """Answer a repeated Idempotency-Key with the first request's answer, waiting for it while
+    the first request is still running."""
+    deadline = time.monotonic() + settings.IDEMPOTENCY_WAIT_SECONDS
+    delay = 0.02
+    while True:
+        record = IdempotencyRecord._default_manager.filter(user=user, key=key).first()
+        if record is None:
+            # The first request failed and rolled back after we saw its key: nothing to replay.
+            raise ApiError(409, "request_in_progress", "Retry this request.", headers={"Retry-After": "1"})
+        if record.fingerprint != request.fingerprint:
+            raise ApiError(
+                422,
+                "idempotency_key_reused",
+                "This Idempotency-Key was used for a different request.",
+            )
+        if record.response_status is not None:
+            return Answer(record.response_status, record.response_body, replayed=True)
+        if time.monotonic() >= deadline:
+            raise ApiError(
+                409,
+                "request_in_progress",
+                "The first request with this Idempotency-Key is still running; retry later.",
+                headers={"Retry-After": "1"},
+            )
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
+
+
+def _already_owned(user, stockrecords) -> ApiError:
+    claim = (
+        SeatClaim._default_manager.filter(user=user, product__in=[r.product_id for r in stockrecords])
+        .select_related("order")
+        .first()
+    )
+    order = claim.order if claim else None
+    return ApiError(
+        409,
+        "already_purchased",
+        "This learner already has an order for this seat"
+        + (f" ({order.number}, {order.status})." if order else "."),
+        order_number=order.number if order else None,
+    )

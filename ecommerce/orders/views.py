@@ -1,0 +1,103 @@
+"""The order API. Views orchestrate; validation lives in requests.py, the work in purchase.py
+and fulfillment/api.py.
+
+Every view here manages its own transactions (``non_atomic_requests``): the purchase and the
+retry call the LMS between two short transactions, and the read-only views have nothing to
+commit, so wrapping them in ATOMIC_REQUESTS would only add a COMMIT per read.
+"""
+
+from django.db import transaction
+from django.utils.decorators import method_decorator
+from oscar.core.loading import get_model
+from rest_framework import mixins, permissions, viewsets
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ecommerce.core.errors import ApiError
+from ecommerce.courses.seats import stockrecords_for_skus
+from ecommerce.fulfillment import api as fulfillment
+from ecommerce.fulfillment.status import ORDER
+from ecommerce.orders.purchase import purchase
+from ecommerce.orders.representation import order_body
+from ecommerce.orders.requests import idempotency_key, parse_basket_request, unknown_skus_error
+
+Order = get_model("order", "Order")
+
+non_atomic = method_decorator(transaction.non_atomic_requests, name="dispatch")
+
+
+@non_atomic
+class BasketView(APIView):
+    """POST /api/v2/baskets/ — create a basket and, with ``checkout: true``, place and fulfil
+    its order."""
+
+    def post(self, request):
+        basket_request = parse_basket_request(request.data)
+        key = idempotency_key(request)
+        found = stockrecords_for_skus(list(basket_request.skus))
+        unknown = {i: sku for i, sku in enumerate(basket_request.skus) if sku not in found}
+        if unknown:
+            raise unknown_skus_error(unknown)
+        stockrecords = [found[sku] for sku in basket_request.skus]
+        answer = purchase(request.user, basket_request, stockrecords, key)
+        headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
+        return Response(answer.body, status=answer.status, headers=headers)
+
+
+class NewestFirst(CursorPagination):
+    """Cursor pagination over the primary key: no COUNT(*) over a growing table (rule 7)."""
+
+    ordering = "-id"
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+@non_atomic
+class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """GET /api/v2/orders/ and /api/v2/orders/{number}/ — a learner's own orders; staff see all."""
+
+    lookup_field = "number"
+    pagination_class = NewestFirst
+
+    def get_queryset(self):
+        orders = Order._default_manager.prefetch_related("lines")
+        user = self.request.user
+        if user.is_staff:
+            return orders
+        if user.pk is None:  # a learner the service has not stored yet has no orders
+            return orders.none()
+        return orders.filter(user=user)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response([order_body(o, o.lines.all()) for o in page])
+
+    def retrieve(self, request, *args, **kwargs):
+        order = self.get_object()
+        return Response(order_body(order, order.lines.all()))
+
+
+@non_atomic
+class OrderFulfillView(APIView):
+    """PUT /api/v2/orders/{number}/fulfill/ — retry the fulfilment of an order in
+    Fulfillment Error (staff only). Any other status answers 406 and changes nothing."""
+
+    permission_classes = [permissions.IsAdminUser]
+
+    def put(self, request, number):
+        order = Order._default_manager.select_related("user").filter(number=number).first()
+        if order is None:
+            raise ApiError(404, "not_found", f"No order {number}.")
+        try:
+            fulfillment.retry(order)
+        except fulfillment.NotRetryable:
+            current = Order._default_manager.filter(pk=order.pk).values_list("status", flat=True).first()
+            raise ApiError(
+                406,
+                "not_retryable",
+                f"Order {number} is {current}; only orders in {ORDER.FULFILLMENT_ERROR} can be retried.",
+                order_status=current,
+            ) from None
+        return Response(order_body(order, order.lines.all()))

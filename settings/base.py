@@ -1,0 +1,145 @@
+"""Settings shared by every environment of the ecommerce service.
+
+Every secret and address comes from the environment; the defaults here are for a developer's
+machine (see README.md, "Configuration"). ``production`` refuses to start without the secrets.
+"""
+
+from pathlib import Path
+
+from oscar import INSTALLED_APPS as OSCAR_INSTALLED_APPS
+
+from settings._env import env_bool, env_float, env_int, env_list, env_str, mysql_database
+from settings._oscar import *  # noqa: F403  (Oscar's settings live in their own file)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+SECRET_KEY = env_str("ECOMMERCE_SECRET_KEY", "local-only-ecommerce-secret-key-do-not-deploy")
+DEBUG = env_bool("ECOMMERCE_DEBUG", False)
+ALLOWED_HOSTS = env_list("ECOMMERCE_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+
+# Oscar's analytics app keeps its models and dashboard reports, but not its receivers: they
+# update one shared row per product for every order (lesson 2 of the 2015 write-up).
+_ANALYTICS = "oscar.apps.analytics.apps.AnalyticsConfig"
+INSTALLED_APPS = [
+    "ecommerce.counters.apps.OscarAnalyticsConfig" if app == _ANALYTICS else app
+    for app in OSCAR_INSTALLED_APPS
+] + [
+    "sorl.thumbnail",
+    "rest_framework",
+    "ecommerce.core",
+    "ecommerce.courses",
+    "ecommerce.orders",
+    "ecommerce.fulfillment",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Lazy: the basket is only loaded when a storefront page asks for it, never by the API.
+    "oscar.apps.basket.middleware.BasketMiddleware",
+]
+
+ROOT_URLCONF = "ecommerce.urls"
+WSGI_APPLICATION = "ecommerce.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.debug",
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.template.context_processors.i18n",
+                "django.contrib.messages.context_processors.messages",
+                "oscar.apps.search.context_processors.search_form",
+                "oscar.apps.checkout.context_processors.checkout",
+                "oscar.apps.communication.notifications.context_processors.notifications",
+                "oscar.core.context_processors.metadata",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": mysql_database(env_str("ECOMMERCE_DB_NAME", "ecommerce"))}
+DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
+
+AUTHENTICATION_BACKENDS = (
+    "oscar.apps.customer.auth_backends.EmailBackend",
+    "django.contrib.auth.backends.ModelBackend",
+)
+LOGIN_REDIRECT_URL = "/dashboard/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+SITE_ID = 1
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = "/media/"
+MEDIA_ROOT = VAR_DIR / "media"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# Request bodies of the API are small; a larger body is refused before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ECOMMERCE_MAX_BODY_BYTES", 64 * 1024)
+
+EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "ecommerce.core.auth.JwtAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["ecommerce.core.parsers.StrictJSONParser"],
+    "EXCEPTION_HANDLER": "ecommerce.core.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+# --- The order service ------------------------------------------------------------------------
+
+# JWTs from the LMS: HS256 only, signed with this shared secret.
+JWT_SECRET_KEY = env_str("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy")
+# When set, tokens must carry this "iss" claim.
+JWT_ISSUER = env_str("JWT_ISSUER", "lms-stub")
+JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS", 5)
+
+# Fulfilment: the LMS enrollment API and the key ecommerce presents to it.
+LMS_URL = env_str("LMS_URL", "http://127.0.0.1:18000").rstrip("/")
+EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
+LMS_ENROLLMENT_TIMEOUT = env_float("LMS_ENROLLMENT_TIMEOUT", 7.0)
+
+# A basket holds at most this many products; a seat is bought one at a time.
+MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS", 10)
+
+# A replay of an Idempotency-Key whose first request is still running waits this long for its
+# answer before it is told to retry.
+IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", LMS_ENROLLMENT_TIMEOUT + 3)
+
+# An order still Open this long after it was placed lost its fulfilment (a worker died between
+# the two transactions); retry_fulfillment --all picks it up.
+STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS", 300)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

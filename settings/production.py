@@ -1,0 +1,32 @@
+"""A deployment. Secrets must come from the environment: the service refuses to start
+without them instead of running with the local defaults of base.py."""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from settings._env import env_bool, env_int, env_str
+from settings.base import *  # noqa: F403
+
+REQUIRED_SECRETS = (
+    "ECOMMERCE_SECRET_KEY",
+    "JWT_SECRET_KEY",
+    "EDX_API_KEY",
+    "MYSQL_PASSWORD",
+    "ECOMMERCE_ALLOWED_HOSTS",
+)
+_missing = [name for name in REQUIRED_SECRETS if not os.environ.get(name)]
+if _missing:
+    raise ImproperlyConfigured("production settings need these environment variables: " + ", ".join(_missing))
+
+DEBUG = False
+
+# TLS ends at the load balancer in front of gunicorn.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+CSRF_TRUSTED_ORIGINS = [origin for origin in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if origin]

@@ -1,0 +1,97 @@
+"""JWT authentication: only a valid HS256 token from the LMS gets in; nothing else writes."""
+
+import time
+
+import jwt
+import pytest
+
+from tests.ecommerce.helpers import row_counts
+from tests.support import tokens
+
+pytestmark = pytest.mark.django_db
+
+
+def buy_with_header(api, seats, header_value):
+    extra = {"HTTP_AUTHORIZATION": header_value} if header_value is not None else {}
+    return api.post_json("/api/v2/baskets/", {"products": [{"sku": seats[0].sku}], "checkout": True}, **extra)
+
+
+def assert_401(response, message_part=""):
+    assert response.status_code == 401, response.content
+    body = response.json()
+    assert body["error"] in ("not_authenticated", "authentication_failed")
+    assert message_part.lower() in body["message"].lower()
+    assert response["WWW-Authenticate"].startswith("JWT")
+
+
+def unsigned_token(claims: dict) -> str:
+    """A token with alg=none: header and claims, no signature."""
+    return jwt.encode(claims, key=None, algorithm="none")
+
+
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        (None, "credentials were not provided"),
+        ("JWT", "Authorization: JWT <token>"),
+        ("JWT a b", "Authorization: JWT <token>"),
+        ("JWT not-a-token", "not valid"),
+        ("Bearer " + tokens.token("someone"), "credentials were not provided"),
+    ],
+    ids=["missing", "no-token", "two-tokens", "garbage", "wrong-scheme"],
+)
+def test_missing_or_malformed_header_is_401(api, seats, header, message):
+    before = row_counts()
+    assert_401(buy_with_header(api, seats, header), message)
+    assert row_counts() == before
+
+
+def test_expired_token_is_401(api, seats):
+    expired = tokens.token("late", exp=int(time.time()) - 60)
+    assert_401(buy_with_header(api, seats, "JWT " + expired), "expired")
+
+
+def test_token_signed_with_another_key_is_401(api, seats):
+    forged = tokens.token("mallory", key="not-the-shared-secret-at-all-but-long-enough-for-hmac-sha")
+    assert_401(buy_with_header(api, seats, "JWT " + forged), "not valid")
+
+
+def test_alg_none_token_is_401(api, seats):
+    assert_401(
+        buy_with_header(api, seats, "JWT " + unsigned_token(tokens.claims_for("mallory"))), "not valid"
+    )
+
+
+def test_other_hmac_algorithm_is_401(api, seats):
+    other = tokens.token("mallory", key=tokens.SECRET * 2, algorithm="HS512")
+    assert_401(buy_with_header(api, seats, "JWT " + other), "not valid")
+
+
+@pytest.mark.parametrize("claim", ["username", "email", "exp", "iss"])
+def test_token_missing_a_claim_is_401(api, seats, claim):
+    incomplete = tokens.token("someone", **{claim: None})
+    assert_401(buy_with_header(api, seats, "JWT " + incomplete), claim)
+
+
+def test_token_from_another_issuer_is_401(api, seats):
+    other = tokens.token("someone", iss="somebody-else")
+    assert_401(buy_with_header(api, seats, "JWT " + other), "issued by someone else")
+
+
+@pytest.mark.parametrize("username", ["", "has space", "x" * 151, 42])
+def test_token_with_invalid_username_is_401(api, seats, username):
+    bad = tokens.token("placeholder", username=username)
+    assert_401(buy_with_header(api, seats, "JWT " + bad), "username")
+
+
+def test_inactive_user_is_401(api, seats, django_user_model):
+    django_user_model.objects.create(username="gone", email="g@example.com", is_active=False)
+    assert_401(buy_with_header(api, seats, "JWT " + tokens.token("gone")), "inactive")
+
+
+def test_reading_as_a_new_learner_writes_nothing(api):
+    before = row_counts()
+    response = api.get("/api/v2/orders/", "first_visit")
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+    assert row_counts() == before

@@ -1,0 +1,122 @@
+"""Placing and fulfilling orders through POST /api/v2/baskets/, against a real lms_stub."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from oscar.core.loading import get_model
+
+from ecommerce.fulfillment.status import LINE, ORDER
+from tests.ecommerce.helpers import row_counts, session_status
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+Order = get_model("order", "Order")
+Basket = get_model("basket", "Basket")
+
+
+def test_checkout_places_a_complete_order_and_enrols_the_learner(api, lms, seats, learner):
+    response = api.buy(learner, [seats[0].sku])
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    order = body["order"]
+    assert set(body) == {"id", "order"}
+    assert order["status"] == ORDER.COMPLETE
+    assert order["currency"] == "USD"
+    assert order["total_excl_tax"] == str(seats[0].price)
+    assert order["number"] == str(100000 + body["id"])
+    assert [(line["sku"], line["quantity"], line["status"]) for line in order["lines"]] == [
+        (seats[0].sku, 1, LINE.COMPLETE)
+    ]
+    stored = Order.objects.get(number=order["number"])
+    assert stored.status == ORDER.COMPLETE
+    assert stored.basket_id == body["id"]
+    assert stored.basket.status == Basket.SUBMITTED
+    assert [line.status for line in stored.lines.all()] == [LINE.COMPLETE]
+    assert [
+        (e["course_details"]["course_id"], e["mode"], e["is_active"]) for e in lms.enrollments(learner)
+    ] == [(seats[0].course_id, "verified", True)]
+
+
+def test_learner_is_created_on_first_sight_with_the_token_email(api, lms, seats, learner):
+    api.buy(learner, [seats[0].sku])
+    user = get_user_model().objects.get(username=learner)
+    assert user.email == f"{learner}@example.com"
+    assert not user.has_usable_password()
+
+
+def test_checkout_false_creates_only_the_basket(api, lms, seats, learner):
+    before = row_counts()
+    response = api.buy(learner, [seats[0].sku], checkout=False)
+
+    assert response.status_code == 201
+    body = response.json()
+    assert body["order"] is None
+    basket = Basket.objects.get(pk=body["id"])
+    assert basket.status == Basket.OPEN
+    assert [line.stockrecord.partner_sku for line in basket.lines.all()] == [seats[0].sku]
+    after = row_counts()
+    assert after["order_order"] == before["order_order"]
+    assert lms.enrollments(learner) == []
+
+
+def test_a_basket_of_two_seats_is_one_order_with_two_enrollments(api, lms, seats, learner):
+    response = api.buy(learner, [seats[0].sku, seats[1].sku])
+
+    order = response.json()["order"]
+    assert response.status_code == 201
+    assert order["status"] == ORDER.COMPLETE
+    assert order["total_excl_tax"] == str(seats[0].price + seats[1].price)
+    assert sorted(e["course_details"]["course_id"] for e in lms.enrollments(learner)) == sorted(
+        [seats[0].course_id, seats[1].course_id]
+    )
+
+
+def test_buying_an_owned_seat_again_is_409_and_writes_nothing(api, lms, seats, learner):
+    first = api.buy(learner, [seats[0].sku]).json()["order"]
+    before = row_counts()
+
+    again = api.buy(learner, [seats[0].sku])
+
+    assert again.status_code == 409
+    assert again.json()["error"] == "already_purchased"
+    assert again.json()["order_number"] == first["number"]
+    assert row_counts() == before
+
+
+def test_another_learner_may_buy_the_same_seat(api, lms, seats, learner, other_learner):
+    assert api.buy(learner, [seats[0].sku]).status_code == 201
+    assert api.buy(other_learner, [seats[0].sku]).status_code == 201
+
+
+def test_one_checkout_commits_exactly_twice(api, lms, seats, learner, other_learner):
+    """Lesson 1: one commit per unit of work (the order, then the fulfilment outcome)."""
+    api.buy(other_learner, [seats[1].sku])  # the first request of a process loads caches (Site)
+    before = session_status("Com_commit")
+    response = api.buy(learner, [seats[0].sku])
+    assert response.status_code == 201
+    assert session_status("Com_commit") - before == 2
+
+
+def test_no_transaction_is_open_while_the_lms_is_called(api, lms, seats, learner, monkeypatch):
+    from ecommerce.fulfillment import modules
+
+    seen = []
+    original = modules.EnrollmentFulfillmentModule.fulfill_line
+
+    def spy(self, order, line):
+        seen.append(connection.in_atomic_block)
+        return original(self, order, line)
+
+    monkeypatch.setattr(modules.EnrollmentFulfillmentModule, "fulfill_line", spy)
+    assert api.buy(learner, [seats[0].sku]).status_code == 201
+    assert seen == [False]
+
+
+def test_read_only_requests_commit_nothing(api, lms, seats, learner):
+    number = api.buy(learner, [seats[0].sku]).json()["order"]["number"]
+    before = session_status("Com_commit")
+    assert api.get("/api/v2/orders/", learner).status_code == 200
+    assert api.get(f"/api/v2/orders/{number}/", learner).status_code == 200
+    assert api.get("/health/").status_code == 200
+    assert session_status("Com_commit") == before

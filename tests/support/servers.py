@@ -1,0 +1,144 @@
+"""Real services for tests: each one a gunicorn master with its own port, database and var/
+folder, so tests never touch a developer's running stack. Stopped by PID at the end."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.support import mysql
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+SERVICES = {
+    # name: (gunicorn config, variable prefix, settings module, database variable)
+    "ecommerce": ("ecommerce/gunicorn.conf.py", "ECOMMERCE", "settings.local", "ECOMMERCE_DB_NAME"),
+    "lms_stub": ("lms_stub/gunicorn.conf.py", "LMS", "settings.lms_stub", "LMS_DB_NAME"),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def manage(settings_module: str, *args: str, env: dict | None = None) -> str:
+    run_env = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings_module}
+    done = subprocess.run(
+        [PYTHON, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def prepare_database(service: str, database: str, env: dict | None = None, courses: int = 5) -> None:
+    """A fresh, migrated database for ``service`` (seeded with ``courses`` seats for ecommerce)."""
+    _, _, settings_module, db_var = SERVICES[service]
+    mysql.recreate_database(database)
+    env = {**(env or {}), db_var: database}
+    manage(settings_module, "migrate", "--noinput", "-v0", env=env)
+    if service == "ecommerce":
+        manage(settings_module, "seed_catalog", "--courses", str(courses), env=env)
+
+
+@dataclass
+class Service:
+    name: str
+    port: int
+    database: str
+    process: subprocess.Popen
+    var_dir: Path
+    env: dict = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def master_pid(self) -> int:
+        return self.process.pid
+
+    def worker_pids(self) -> list[int]:
+        import psutil
+
+        return [child.pid for child in psutil.Process(self.master_pid).children()]
+
+    def log(self) -> str:
+        return "".join(
+            path.read_text(errors="replace")[-4000:]
+            for path in sorted((self.var_dir / "log").glob("*"))
+            if path.is_file()
+        )
+
+    def stop(self, timeout: float = 30) -> None:
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+
+def start_service(
+    service: str,
+    database: str,
+    env: dict | None = None,
+    workers: int = 1,
+    worker_class: str | None = None,
+    health_timeout: float = 60,
+    port: int | None = None,
+) -> Service:
+    conf, prefix, settings_module, db_var = SERVICES[service]
+    port = port or free_port()
+    var_dir = ROOT / "var" / "test" / f"{service}-{port}"
+    (var_dir / "log").mkdir(parents=True, exist_ok=True)
+    run_env = {
+        **os.environ,
+        **(env or {}),
+        "VAR_DIR": str(var_dir),
+        "DJANGO_SETTINGS_MODULE": settings_module,
+        f"{prefix}_PORT": str(port),
+        f"{prefix}_WORKERS": str(workers),
+        db_var: database,
+    }
+    if worker_class:
+        run_env[f"{prefix}_WORKER_CLASS"] = worker_class
+    out = open(var_dir / "log" / "stdout.log", "ab")  # noqa: SIM115 (owned by the process)
+    process = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "-c", conf],
+        cwd=ROOT,
+        env=run_env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    out.close()
+    started = Service(service, port, database, process, var_dir, run_env)
+    deadline = time.monotonic() + health_timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{service} exited with {process.returncode}:\n{started.log()}")
+        try:
+            with urllib.request.urlopen(started.url + "/health/", timeout=2) as response:
+                if response.status == 200:
+                    return started
+        except OSError:
+            pass
+        time.sleep(0.2)
+    started.stop()
+    raise RuntimeError(f"{service} did not become healthy in {health_timeout}s:\n{started.log()}")
