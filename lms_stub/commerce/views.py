@@ -1,0 +1,79 @@
+"""POST /api/commerce/v0/baskets/ — the learner buys a course's seat.
+
+    406 unknown course       409 already enrolled (or already bought)
+    201 order Complete       202 order placed, enrollment failed (ecommerce will retry it)
+    502 ecommerce refused or failed    503 ecommerce overloaded    504 ecommerce too slow
+
+Never a bare 500: every ecommerce outcome is mapped to a status and a JSON body that says it.
+"""
+
+import requests
+from django.db import transaction
+from django.http import JsonResponse
+from django.views.decorators.http import require_POST
+
+from lms_stub.commerce import ecommerce_client
+from lms_stub.enrollment.models import Enrollment
+from lms_stub.enrollment.views import known_courses
+from lms_stub.http import BadRequest, api_view, error, json_body
+
+
+@transaction.non_atomic_requests
+@require_POST
+@api_view
+def baskets(request):
+    if not request.user.is_authenticated:
+        return error(401, "not_authenticated", "Log in first (GET /auto_auth).")
+    data = json_body(request)
+    course_id = data.get("course_id")
+    if not isinstance(course_id, str) or not course_id:
+        raise BadRequest("'course_id' must name a course.")
+    seats = known_courses().get(course_id)
+    if not seats:
+        return error(406, "unknown_course", f"No course {course_id!r} is for sale.", course_id=course_id)
+    if Enrollment.objects.filter(user=request.user.username, course_id=course_id, is_active=True).exists():
+        return error(409, "already_enrolled", f"Already enrolled in {course_id}.", course_id=course_id)
+    seat = next(iter(seats.values()))
+
+    try:
+        response = ecommerce_client.create_order(request.user, seat.sku)
+    except requests.Timeout:
+        return error(504, "ecommerce_timeout", "ecommerce did not answer in time.", course_id=course_id)
+    except requests.RequestException as exc:
+        return error(
+            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
+        )
+    return _answer(response, course_id)
+
+
+def _answer(response, course_id: str):
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    status = response.status_code
+    if status == 201 and isinstance(body, dict) and isinstance(body.get("order"), dict):
+        order = body["order"]
+        if order.get("status") == "Complete":
+            return JsonResponse({"course_id": course_id, "enrolled": True, "order": order}, status=201)
+        return JsonResponse(
+            {
+                "course_id": course_id,
+                "enrolled": False,
+                "message": "The order is placed; the enrollment failed and will be retried.",
+                "order": order,
+            },
+            status=202,
+        )
+    detail = body if isinstance(body, dict) else {"status": status}
+    if status == 409:
+        return error(
+            409, "already_purchased", "This seat was already bought.", course_id=course_id, ecommerce=detail
+        )
+    if status == 503:
+        resp = error(503, "ecommerce_unavailable", "ecommerce is overloaded; retry later.", ecommerce=detail)
+        resp["Retry-After"] = response.headers.get("Retry-After", "1")
+        return resp
+    return error(
+        502, "ecommerce_error", f"ecommerce answered {status}.", course_id=course_id, ecommerce=detail
+    )

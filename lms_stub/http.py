@@ -1,0 +1,66 @@
+"""What every lms_stub endpoint shares: JSON in, JSON errors out, the API key check.
+
+Errors have the same shape as ecommerce's: {"error": code, "message": sentence, ...}.
+"""
+
+import functools
+import hmac
+import json
+
+from django.conf import settings
+from django.http import JsonResponse
+
+
+class BadRequest(Exception):
+    def __init__(self, message: str, code: str = "invalid_request", status: int = 400):
+        super().__init__(message)
+        self.message, self.code, self.status = message, code, status
+
+
+def error(status: int, code: str, message: str, **extra) -> JsonResponse:
+    return JsonResponse({"error": code, "message": message, **extra}, status=status)
+
+
+def json_body(request) -> dict:
+    """The request's JSON object, or BadRequest with the reason."""
+    if request.content_type != "application/json":
+        raise BadRequest("Send the body as application/json.", "unsupported_media_type", 415)
+    try:
+        data = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("The body is not valid JSON.", "malformed_json") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The body must be a JSON object.")
+    return data
+
+
+def api_view(view):
+    """Turn BadRequest and oversized bodies into JSON errors."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except BadRequest as exc:
+            return error(exc.status, exc.code, exc.message)
+        except Exception as exc:
+            from django.core.exceptions import RequestDataTooBig
+
+            if isinstance(exc, RequestDataTooBig):
+                return error(413, "body_too_large", "The request body is too large.")
+            raise
+
+    return wrapper
+
+
+def require_api_key(view):
+    """Callers must send X-Edx-Api-Key; compared in constant time."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        sent = request.META.get("HTTP_X_EDX_API_KEY", "")
+        if not sent or not hmac.compare_digest(sent.encode(), settings.EDX_API_KEY.encode()):
+            return error(403, "invalid_api_key", "Send a valid X-Edx-Api-Key header.")
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from lms_stub.commerce.views import baskets
+from lms_stub.enrollment.views import enrollment
+from lms_stub.faults.views import faults
+from lms_stub.learners.views import auto_auth
+from lms_stub.views import health
+
+urlpatterns = [
+    path("auto_auth", auto_auth, name="auto_auth"),
+    path("api/commerce/v0/baskets/", baskets, name="commerce-baskets"),
+    path("api/enrollment/v1/enrollment", enrollment, name="enrollment"),
+    path("api/faults/", faults, name="faults"),
+    path("health/", health, name="health"),
+]
+
+handler400 = "lms_stub.views.bad_request"
+handler403 = "lms_stub.views.forbidden"
+handler404 = "lms_stub.views.not_found"
+handler500 = "lms_stub.views.server_error"

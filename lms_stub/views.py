@@ -1,0 +1,39 @@
+"""Health and the JSON answers for errors Django raises before a view runs."""
+
+from django.db import connection, transaction
+
+from lms_stub.http import error
+
+
+@transaction.non_atomic_requests
+def health(request):
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception:  # any database failure means "not healthy"
+        return error(503, "unavailable", "The database cannot be reached.")
+    from django.http import JsonResponse
+
+    return JsonResponse({"status": "ok", "database": "ok"})
+
+
+def bad_request(request, exception=None):
+    return error(400, "bad_request", "The request could not be read.")
+
+
+def forbidden(request, exception=None):
+    return error(403, "permission_denied", "Not allowed.")
+
+
+def not_found(request, exception=None):
+    return error(404, "not_found", "No such resource.")
+
+
+def server_error(request):
+    return error(500, "server_error", "The server failed to answer this request.")
+
+
+def csrf_failure(request, reason=""):
+    return error(
+        403, "csrf_failed", f"CSRF check failed ({reason}). Send the csrftoken cookie's value as X-CSRFToken."
+    )

@@ -1,0 +1,84 @@
+"""Settings of the LMS stand-in (lms_stub): its own secret, database and addresses.
+
+It is test equipment, so it is kept small: signed-cookie sessions (no session table), no
+admin, no templates. The shared secrets must match ecommerce's: JWT_SECRET_KEY signs the
+learner tokens ecommerce accepts, EDX_API_KEY is what ecommerce presents to the enrollment API.
+"""
+
+from pathlib import Path
+
+from settings._env import env_float, env_int, env_list, env_str, mysql_database
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+SECRET_KEY = env_str("LMS_SECRET_KEY", "local-only-lms-secret-key-do-not-deploy")
+DEBUG = False
+ALLOWED_HOSTS = env_list("LMS_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "lms_stub.learners",
+    "lms_stub.enrollment",
+    "lms_stub.faults",
+    "lms_stub.commerce",
+]
+
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+
+ROOT_URLCONF = "lms_stub.urls"
+WSGI_APPLICATION = "lms_stub.wsgi.application"
+TEMPLATES = []
+
+DATABASES = {"default": mysql_database(env_str("LMS_DB_NAME", "lms"))}
+DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
+
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_HTTPONLY = True
+# The API reads the CSRF token from the cookie set by /auto_auth and sends it back as a header.
+CSRF_COOKIE_HTTPONLY = False
+CSRF_FAILURE_VIEW = "lms_stub.views.csrf_failure"
+
+USE_TZ = True
+TIME_ZONE = "UTC"
+USE_I18N = False
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LMS_MAX_BODY_BYTES", 16 * 1024)
+
+# The course catalogue the LMS knows: the first CATALOG_COURSES seats of
+# ecommerce.courses.definition, the same list seed_catalog writes into ecommerce.
+CATALOG_COURSES = env_int("CATALOG_COURSES", 100)
+
+# Learner tokens for ecommerce.
+JWT_SECRET_KEY = env_str("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy")
+JWT_ISSUER = env_str("JWT_ISSUER", "lms-stub")
+JWT_LIFETIME_SECONDS = env_int("JWT_LIFETIME_SECONDS", 60)
+
+# The key callers of the enrollment and fault-control APIs must present.
+EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
+
+ECOMMERCE_URL = env_str("ECOMMERCE_URL", "http://127.0.0.1:18130").rstrip("/")
+# Must exceed ecommerce's LMS_ENROLLMENT_TIMEOUT: ecommerce may spend that long fulfilling.
+ECOMMERCE_TIMEOUT = env_float("ECOMMERCE_TIMEOUT", 20.0)
+
+# Fault injection on the enrollment API, until changed at run time through /api/faults/.
+LMS_FAULT_LATENCY_MS = env_int("LMS_FAULT_LATENCY_MS", 0)
+LMS_FAULT_JITTER_MS = env_int("LMS_FAULT_JITTER_MS", 0)
+LMS_FAULT_ERROR_RATE = env_float("LMS_FAULT_ERROR_RATE", 0.0)
+# An outage window in Unix seconds; the enrollment API answers 503 inside it.
+LMS_FAULT_OUTAGE_START = env_float("LMS_FAULT_OUTAGE_START", 0.0)
+LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END", 0.0)
+# How often each worker re-reads the fault settings stored by /api/faults/.
+LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS", 0.5)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

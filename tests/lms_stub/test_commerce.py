@@ -1,0 +1,123 @@
+"""POST /api/commerce/v0/baskets/: who may buy, which courses, and how every ecommerce
+outcome is answered (never a bare 500)."""
+
+import json
+import socket
+import threading
+
+import pytest
+import requests
+
+from ecommerce.courses.definition import seat
+from lms_stub.commerce.views import _answer
+from lms_stub.enrollment.models import Enrollment
+from tests.support.servers import free_port
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/commerce/v0/baskets/"
+
+
+def buy(client, course_id, **extra):
+    return client.post(URL, json.dumps({"course_id": course_id}), content_type="application/json", **extra)
+
+
+@pytest.fixture
+def learner(csrf_client):
+    """A logged-in learner whose requests carry the CSRF token, as a browser's would."""
+    name = csrf_client.get("/auto_auth").json()["username"]
+    csrf_client.defaults["HTTP_X_CSRFTOKEN"] = csrf_client.cookies["csrftoken"].value
+    return name
+
+
+def test_anonymous_is_401(client):
+    response = buy(client, seat(1).course_id)
+    assert response.status_code == 401
+    assert response.json()["error"] == "not_authenticated"
+
+
+def test_missing_csrf_token_is_a_json_403(csrf_client):
+    csrf_client.get("/auto_auth")
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 403
+    assert response.json()["error"] == "csrf_failed"
+
+
+def test_unknown_course_is_406(csrf_client, learner):
+    response = buy(csrf_client, "course-v1:Nope+X+1")
+    assert response.status_code == 406
+    assert response.json()["error"] == "unknown_course"
+
+
+def test_already_enrolled_is_409(csrf_client, learner):
+    Enrollment.objects.create(user=learner, course_id=seat(1).course_id, mode="verified")
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 409
+    assert response.json()["error"] == "already_enrolled"
+
+
+@pytest.mark.parametrize("body", ["{}", '{"course_id": 5}', "[1]", "{"])
+def test_invalid_body_is_400(csrf_client, learner, body):
+    response = csrf_client.post(URL, body, content_type="application/json")
+    assert response.status_code == 400
+
+
+def test_unreachable_ecommerce_is_502(csrf_client, learner, settings):
+    settings.ECOMMERCE_URL = f"http://127.0.0.1:{free_port()}"
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 502
+    assert response.json()["error"] == "ecommerce_unreachable"
+
+
+def test_silent_ecommerce_is_504_after_the_timeout(csrf_client, learner, settings):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True).start()
+    settings.ECOMMERCE_URL = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    settings.ECOMMERCE_TIMEOUT = 0.3
+    try:
+        response = buy(csrf_client, seat(1).course_id)
+    finally:
+        listener.close()
+        for conn, _ in accepted:
+            conn.close()
+    assert response.status_code == 504
+    assert response.json()["error"] == "ecommerce_timeout"
+
+
+def fake_response(status: int, body, headers=None) -> requests.Response:
+    response = requests.Response()
+    response.status_code = status
+    response._content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    response.headers.update(headers or {})
+    return response
+
+
+ORDER = {"number": "100001", "status": "Complete", "lines": []}
+
+
+@pytest.mark.parametrize(
+    "status, body, headers, expected_status, expected_error",
+    [
+        (201, {"id": 1, "order": ORDER}, None, 201, None),
+        (201, {"id": 1, "order": {**ORDER, "status": "Fulfillment Error"}}, None, 202, None),
+        (409, {"error": "already_purchased"}, None, 409, "already_purchased"),
+        (503, {"error": "pool_exhausted"}, {"Retry-After": "2"}, 503, "ecommerce_unavailable"),
+        (400, {"error": "unknown_sku"}, None, 502, "ecommerce_error"),
+        (401, {"error": "authentication_failed"}, None, 502, "ecommerce_error"),
+        (500, "<html>oops</html>", None, 502, "ecommerce_error"),
+        (201, {"id": 1, "order": None}, None, 502, "ecommerce_error"),
+    ],
+)
+def test_every_ecommerce_answer_is_mapped(status, body, headers, expected_status, expected_error):
+    answer = _answer(fake_response(status, body, headers), "course-v1:X+Y+Z")
+    assert answer.status_code == expected_status
+    parsed = json.loads(answer.content)
+    assert parsed.get("error") == expected_error
+    if expected_status == 503:
+        assert answer["Retry-After"] == "2"
+    if expected_status in (201, 202):
+        assert parsed["order"]["number"] == "100001"
+        assert parsed["enrolled"] is (expected_status == 201)
