@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `make run`: the stack plus the Locust web UI in the foreground. Ctrl-C stops the Locust UI
+# and every part of the stack that this command started (a stack already up stays up).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+was_running=()
+pid_alive "$MYSQL_DIR/mysqld.pid" && was_running+=(mariadb)
+pid_alive "$RUN_DIR/lms_stub.pid" && was_running+=(lms_stub)
+pid_alive "$RUN_DIR/ecommerce.pid" && was_running+=(ecommerce)
+
+locust_pid=""
+cleanup() {
+  trap - INT TERM EXIT
+  say ""
+  say "run: stopping what this command started"
+  if [ -n "$locust_pid" ] && kill -0 "$locust_pid" 2>/dev/null; then
+    kill -TERM "$locust_pid" 2>/dev/null || true
+    wait "$locust_pid" 2>/dev/null || true
+    say "locust: stopped (pid $locust_pid)"
+  fi
+  [[ " ${was_running[*]} " == *" ecommerce "* ]] || stop_pid "$RUN_DIR/ecommerce.pid" ecommerce
+  [[ " ${was_running[*]} " == *" lms_stub "* ]] || stop_pid "$RUN_DIR/lms_stub.pid" lms_stub
+  [[ " ${was_running[*]} " == *" mariadb "* ]] || "$ROOT/scripts/mysql.sh" down
+}
+trap cleanup INT TERM EXIT
+
+"$ROOT/scripts/stack.sh" up
+cat <<INFO
+  Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: ${LOCUSTFILE:-locustfiles/buy_seat.py})
+
+Press Ctrl-C to stop.
+INFO
+cd "$ROOT"
+PYTHONPATH=$ROOT "$VENV/bin/locust" -f "${LOCUSTFILE:-locustfiles/buy_seat.py}" \
+  --host "$LMS_URL" --web-host 127.0.0.1 --web-port "$LOCUST_PORT" &
+locust_pid=$!
+wait "$locust_pid"

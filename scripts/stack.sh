@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The one place that starts and stops the stack: MariaDB, lms_stub and ecommerce under
+# gunicorn, all on 127.0.0.1. Used by `make up/down/run`, the tests and the load suite.
+#
+#   scripts/stack.sh up       bootstrap, MariaDB, migrate, seed, start both services (idempotent)
+#   scripts/stack.sh down     stop both services and MariaDB
+#   scripts/stack.sh status   say what runs
+#   scripts/stack.sh urls     print the addresses and the dashboard login
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+STAFF_USER=${ECOMMERCE_STAFF_USER:-staff}
+STAFF_PASSWORD_FILE=$VAR_DIR/staff-password
+
+manage() { "$PYTHON" "$ROOT/manage.py" "$@"; }
+manage_lms() { DJANGO_SETTINGS_MODULE=settings.lms_stub "$PYTHON" "$ROOT/manage.py" "$@"; }
+
+# wait_http URL SECONDS: until URL answers 200.
+wait_http() {
+  "$PYTHON" - "$1" "$2" <<'PY'
+import sys, time, urllib.request
+url, deadline = sys.argv[1], time.monotonic() + float(sys.argv[2])
+while time.monotonic() < deadline:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            if response.status == 200:
+                sys.exit(0)
+    except Exception:
+        pass
+    time.sleep(0.2)
+sys.exit(1)
+PY
+}
+
+staff_password() {
+  if [ -n "${ECOMMERCE_STAFF_PASSWORD:-}" ]; then
+    printf '%s' "$ECOMMERCE_STAFF_PASSWORD"
+  else
+    if [ ! -s "$STAFF_PASSWORD_FILE" ]; then
+      (umask 077 && "$PYTHON" -c "import secrets; print(secrets.token_urlsafe(15), end='')" >"$STAFF_PASSWORD_FILE")
+    fi
+    cat "$STAFF_PASSWORD_FILE"
+  fi
+}
+
+prepare() {
+  "$ROOT/scripts/bootstrap.sh"
+  "$ROOT/scripts/mysql.sh" up
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  say "stack: migrating"
+  manage migrate --noinput -v0
+  manage_lms migrate --noinput -v0
+  manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
+  manage collectstatic --noinput -v0
+  ECOMMERCE_STAFF_PASSWORD=$(staff_password) manage ensure_staff --username "$STAFF_USER"
+}
+
+# start_service NAME CONF PORT: start gunicorn in its own session unless it already runs.
+start_service() {
+  local name=$1 conf=$2 port=$3 pidfile=$RUN_DIR/$1.pid
+  if pid_alive "$pidfile"; then
+    say "$name: already running (pid $(cat "$pidfile"))"
+    return 0
+  fi
+  if port_in_use "$port"; then
+    die "$name: port $port is taken by another program; set its *_PORT variable to a free port"
+  fi
+  rm -f "$pidfile"
+  (cd "$ROOT" && setsid "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1 &)
+  if ! wait_http "http://127.0.0.1:$port/health/" 60; then
+    tail -n 30 "$LOG_DIR/$name.log" "$LOG_DIR/$name.out" >&2 2>/dev/null || true
+    die "$name did not become healthy on port $port within 60 s; see $LOG_DIR/$name.log"
+  fi
+  say "$name: running on http://127.0.0.1:$port (pid $(cat "$pidfile"))"
+}
+
+urls() {
+  cat <<EOF
+  LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
+  ecommerce           $ECOMMERCE_URL    API: /api/v2/baskets/, /api/v2/orders/
+  Oscar dashboard     $ECOMMERCE_URL/dashboard/   login: $STAFF_USER / $(staff_password)
+  MariaDB             127.0.0.1:$MYSQL_PORT  (user $MYSQL_USER; root on $MYSQL_SOCKET)
+EOF
+}
+
+case ${1:-} in
+  up)
+    prepare
+    start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
+    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT"
+    urls
+    ;;
+  down)
+    stop_pid "$RUN_DIR/ecommerce.pid" ecommerce
+    stop_pid "$RUN_DIR/lms_stub.pid" lms_stub
+    "$ROOT/scripts/mysql.sh" down
+    ;;
+  status)
+    for name in lms_stub ecommerce; do
+      if pid_alive "$RUN_DIR/$name.pid"; then say "$name: running (pid $(cat "$RUN_DIR/$name.pid"))"; else say "$name: stopped"; fi
+    done
+    "$ROOT/scripts/mysql.sh" status || true
+    ;;
+  urls) urls ;;
+  *) die "usage: scripts/stack.sh up|down|status|urls" ;;
+esac

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
+# Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
+# A MariaDB this command started is stopped at the end; one that was running stays up.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+started=$(date +%s)
+"$ROOT/scripts/bootstrap.sh" || exit 1
+
+db_was_running=0
+"$ROOT/scripts/mysql.sh" status >/dev/null 2>&1 && db_was_running=1
+"$ROOT/scripts/mysql.sh" up || exit 1
+stop_db() { [ "$db_was_running" = 1 ] || "$ROOT/scripts/mysql.sh" down; }
+trap stop_db EXIT
+
+cd "$ROOT"
+export PYTHONPATH=$ROOT
+# Tests start their own servers on free ports with their own databases (test_*), never
+# touching a stack started by `make up`.
+unset ECOMMERCE_PORT LMS_PORT
+
+failed=()
+run() {
+  local name=$1
+  shift
+  say ""
+  say "=== $name"
+  "$@" || failed+=("$name")
+}
+
+run "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
+run "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
+run "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
+run "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
+
+elapsed=$(($(date +%s) - started))
+say ""
+if [ ${#failed[@]} -gt 0 ]; then
+  say "make test: FAILED (${failed[*]}) in ${elapsed}s"
+  exit 1
+fi
+say "make test: all suites passed in ${elapsed}s"

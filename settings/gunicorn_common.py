@@ -1,0 +1,44 @@
+"""What both services' gunicorn configurations share. Each service's gunicorn.conf.py calls
+``service_config`` with its name and default port; every value can be set from the
+environment (see README.md, "Configuration")."""
+
+import multiprocessing
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip() else default
+
+
+def service_config(service: str, prefix: str, default_port: int, default_worker_class: str) -> dict:
+    """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS)."""
+    var = Path(os.environ.get("VAR_DIR", ROOT / "var"))
+    (var / "run").mkdir(parents=True, exist_ok=True)
+    (var / "log").mkdir(parents=True, exist_ok=True)
+    port = _int(f"{prefix}_PORT", default_port)
+    access_log = os.environ.get(f"{prefix}_ACCESS_LOG", "").lower() in ("1", "true", "yes", "on")
+    return {
+        "bind": os.environ.get(f"{prefix}_BIND", f"127.0.0.1:{port}"),
+        "workers": _int(f"{prefix}_WORKERS", 2 * multiprocessing.cpu_count() + 1),
+        "worker_class": os.environ.get(f"{prefix}_WORKER_CLASS", default_worker_class),
+        "worker_connections": _int(f"{prefix}_WORKER_CONNECTIONS", 100),
+        "timeout": _int(f"{prefix}_TIMEOUT", 30),
+        "graceful_timeout": _int(f"{prefix}_GRACEFUL_TIMEOUT", 30),
+        "keepalive": 5,
+        # A backstop against slow leaks, staggered so the workers never restart together.
+        "max_requests": _int(f"{prefix}_MAX_REQUESTS", 20000),
+        "max_requests_jitter": _int(f"{prefix}_MAX_REQUESTS_JITTER", 2000),
+        "proc_name": service,
+        "pidfile": str(var / "run" / f"{service}.pid"),
+        "errorlog": os.environ.get(f"{prefix}_ERROR_LOG", str(var / "log" / f"{service}.log")),
+        # Access logs cost CPU per request; off unless asked for.
+        "accesslog": str(var / "log" / f"{service}-access.log") if access_log else None,
+        # Two gunicorns under one HOME would otherwise share $HOME/.gunicorn/gunicorn.ctl.
+        "control_socket": str(var / "run" / f"{service}.ctl"),
+        "wsgi_app": f"{service}.wsgi:application",
+        "chdir": str(ROOT),
+    }
