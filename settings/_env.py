@@ -16,24 +16,22 @@ def env_str(name: str, default=_MISSING) -> str:
     return value
 
 
-def env_int(name: str, default: int) -> int:
+def _env_number(name: str, default, kind, description: str):
     raw = os.environ.get(name, "")
     if raw == "":
         return default
     try:
-        return int(raw)
+        return kind(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {raw!r}.") from None
+        raise ImproperlyConfigured(f"{name} must be {description}, not {raw!r}.") from None
+
+
+def env_int(name: str, default: int) -> int:
+    return _env_number(name, default, int, "a whole number")
 
 
 def env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name, "")
-    if raw == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
+    return _env_number(name, default, float, "a number")
 
 
 def env_bool(name: str, default: bool) -> bool:

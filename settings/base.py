@@ -9,6 +9,7 @@ from pathlib import Path
 from oscar import INSTALLED_APPS as OSCAR_INSTALLED_APPS
 
 from settings._env import env_bool, env_float, env_int, env_list, env_str, mysql_database
+from settings._logging import console_logging
 from settings._oscar import *  # noqa: F403  (Oscar's settings live in their own file)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -135,11 +136,4 @@ IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", LMS_ENROLLMENT_
 # the two transactions); retry_fulfillment --all picks it up.
 STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS", 300)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
-}
+LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))

@@ -8,6 +8,7 @@ learner tokens ecommerce accepts, EDX_API_KEY is what ecommerce presents to the 
 from pathlib import Path
 
 from settings._env import env_float, env_int, env_list, env_str, mysql_database
+from settings._logging import console_logging
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -75,10 +76,4 @@ LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END", 0.0)
 # How often each worker re-reads the fault settings stored by /api/faults/.
 LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS", 0.5)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-}
+LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))

@@ -2,35 +2,17 @@
 line status. Only enrollment in a course seat exists today."""
 
 import logging
-import os
-import threading
 
 import requests
 from django.conf import settings
 
+from ecommerce.core.http_client import reused_session
 from ecommerce.courses.seats import enrollment_target
 from ecommerce.fulfillment.status import LINE
 
 logger = logging.getLogger(__name__)
 
 ENROLLMENT_PATH = "/api/enrollment/v1/enrollment"
-
-_local = threading.local()
-
-
-def http_session() -> requests.Session:
-    """One HTTP session per process (and per thread), reused for every LMS call.
-
-    Keyed on the pid so that a session created before gunicorn forks is never shared.
-    """
-    session = getattr(_local, "session", None)
-    if session is None or _local.pid != os.getpid():
-        session = requests.Session()
-        adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=64, max_retries=0)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        _local.session, _local.pid = session, os.getpid()
-    return session
 
 
 class EnrollmentFulfillmentModule:
@@ -52,7 +34,7 @@ class EnrollmentFulfillmentModule:
             "course_details": {"course_id": course_id},
         }
         try:
-            response = http_session().post(
+            response = reused_session().post(
                 settings.LMS_URL + ENROLLMENT_PATH,
                 json=body,
                 headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
