@@ -114,23 +114,27 @@ REST_FRAMEWORK = {
 
 # --- The order service ------------------------------------------------------------------------
 
-# JWTs from the LMS: HS256 only, signed with this shared secret.
+# JWTs from the LMS: HS256 only, signed with this shared secret, "iss" equal to JWT_ISSUER.
 JWT_SECRET_KEY = env_str("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy")
-# When set, tokens must carry this "iss" claim.
 JWT_ISSUER = env_str("JWT_ISSUER", "lms-stub")
 JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS", 5)
 
-# Fulfilment: the LMS enrollment API and the key ecommerce presents to it.
+# Fulfilment: the LMS enrollment API and the key ecommerce presents to it. The timeout bounds
+# the fulfilment of a whole order, however many seats it has.
 LMS_URL = env_str("LMS_URL", "http://127.0.0.1:18000").rstrip("/")
 EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
 LMS_ENROLLMENT_TIMEOUT = env_float("LMS_ENROLLMENT_TIMEOUT", 7.0)
+
+# Oscar's purchase counter: "off" (the default until the exact counter lands) or "oscar"
+# (Oscar's own analytics receivers, which lock one row per product; for comparison runs).
+ORDER_COUNTER = env_str("ORDER_COUNTER", "off")
 
 # A basket holds at most this many products; a seat is bought one at a time.
 MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS", 10)
 
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
-# answer before it is told to retry.
-IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", LMS_ENROLLMENT_TIMEOUT + 3)
+# answer before it is told to retry (409, Retry-After).
+IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", 2.0)
 
 # An order still Open this long after it was placed lost its fulfilment (a worker died between
 # the two transactions); retry_fulfillment --all picks it up.

@@ -1,9 +1,12 @@
 """JWT authentication for calls from the LMS.
 
 The LMS signs a short-lived HS256 token for the learner it acts for:
-``Authorization: JWT <token>`` with the claims ``username``, ``email`` and ``exp`` (and ``iss``
-when JWT_ISSUER is set). Only HS256 is accepted, so ``alg=none`` and public-key confusion are
-refused by construction.
+``Authorization: JWT <token>`` with the claims ``username``, ``email``, ``exp`` and ``iss``
+(which must equal JWT_ISSUER). Only HS256 is accepted, so ``alg=none`` and public-key
+confusion are refused by construction.
+
+A token names a learner; it only reaches a staff account when it also carries
+``"administrator": true``, so a learner who registers on the LMS as "staff" gains nothing.
 
 A learner seen for the first time is *not* written here: the request gets an unsaved user and
 the view that needs a row (placing an order) saves it inside its own transaction. Reading
@@ -42,17 +45,14 @@ class JwtAuthentication(authentication.BaseAuthentication):
 
 
 def decode_token(token: bytes) -> dict:
-    required = ["exp", "username", "email"]
-    if settings.JWT_ISSUER:
-        required.append("iss")
     try:
         claims = jwt.decode(
             token,
             settings.JWT_SECRET_KEY,
             algorithms=["HS256"],
-            issuer=settings.JWT_ISSUER or None,
+            issuer=settings.JWT_ISSUER,
             leeway=settings.JWT_LEEWAY_SECONDS,
-            options={"require": required},
+            options={"require": ["exp", "username", "email", "iss"]},
         )
     except jwt.ExpiredSignatureError:
         raise exceptions.AuthenticationFailed("The token has expired.") from None
@@ -79,6 +79,8 @@ def user_for_claims(claims: dict):
         return User(username=claims["username"], email=claims["email"])
     if not user.is_active:
         raise exceptions.AuthenticationFailed("This user is inactive.")
+    if (user.is_staff or user.is_superuser) and claims.get("administrator") is not True:
+        raise exceptions.AuthenticationFailed("A learner token cannot act for a staff account.")
     return user
 
 

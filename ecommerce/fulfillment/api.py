@@ -4,11 +4,14 @@ Rule 3 of the design: no transaction (and so no row lock) is open while the LMS 
 The order was committed before; the outcome is written afterwards in one short transaction.
 """
 
+import time
+
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
+from ecommerce.fulfillment.models import FulfillmentAttempt
 from ecommerce.fulfillment.modules import module_for
 from ecommerce.fulfillment.status import LINE, ORDER
 
@@ -21,10 +24,22 @@ class NotRetryable(Exception):
 
 
 def enroll_lines(order, lines) -> list[str]:
-    """Call the fulfilment module of each line; returns the new line statuses. No writes."""
+    """Call the fulfilment module of each line; returns the new line statuses. No writes.
+
+    LMS_ENROLLMENT_TIMEOUT bounds the whole order, not each line: a basket of ten seats and a
+    dead LMS end in one timeout, well inside the gunicorn worker timeout.
+    """
     if connection.in_atomic_block:
         raise RuntimeError("fulfilment must not run inside a transaction (it calls the LMS)")
-    return [module_for(line).fulfill_line(order, line) for line in lines]
+    deadline = time.monotonic() + settings.LMS_ENROLLMENT_TIMEOUT
+    statuses = []
+    for line in lines:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            statuses.append(LINE.FULFILLMENT_TIMEOUT_ERROR)
+        else:
+            statuses.append(module_for(line).fulfill_line(order, line, remaining))
+    return statuses
 
 
 def record_fulfillment(order, lines, statuses) -> None:
@@ -42,12 +57,17 @@ def retry(order) -> None:
     """Fulfil again the lines of an order in Fulfillment Error that are not Complete.
 
     The order is claimed with a conditional update, so two retries at once cannot both run;
-    an order in any other status raises NotRetryable and is left as it is.
+    an order in any other status raises NotRetryable and is left as it is. The claim's time is
+    recorded, so the sweep for stale Open orders leaves a running retry alone.
     """
     with transaction.atomic():
         claimed = Order._default_manager.filter(pk=order.pk, status=ORDER.FULFILLMENT_ERROR).update(
             status=ORDER.OPEN
         )
+        if claimed:
+            FulfillmentAttempt._default_manager.update_or_create(
+                order_id=order.pk, defaults={"started": timezone.now()}
+            )
     if not claimed:
         raise NotRetryable(order.number)
     order.status = ORDER.OPEN
@@ -58,10 +78,15 @@ def retry(order) -> None:
 
 
 def mark_stale_open_orders() -> int:
-    """Orders still Open long after they were placed lost their fulfilment (a worker died
-    between the two transactions). Move them to Fulfillment Error so a retry picks them up."""
+    """Orders still Open long after their last fulfilment began lost it (a worker died between
+    the two transactions). Move them to Fulfillment Error so a retry picks them up."""
     cutoff = timezone.now() - timezone.timedelta(seconds=settings.STALE_OPEN_ORDER_SECONDS)
+    stale = (
+        Order._default_manager.filter(status=ORDER.OPEN, date_placed__lt=cutoff)
+        .exclude(fulfillment_attempt__started__gte=cutoff)
+        .values_list("pk", flat=True)
+    )
     with transaction.atomic():
-        return Order._default_manager.filter(status=ORDER.OPEN, date_placed__lt=cutoff).update(
+        return Order._default_manager.filter(pk__in=list(stale), status=ORDER.OPEN).update(
             status=ORDER.FULFILLMENT_ERROR
         )

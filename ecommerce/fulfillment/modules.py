@@ -22,7 +22,7 @@ class EnrollmentFulfillmentModule:
     cannot enrol twice.
     """
 
-    def fulfill_line(self, order, line) -> str:
+    def fulfill_line(self, order, line, timeout: float) -> str:
         course_id, mode = enrollment_target(line.product) if line.product_id else (None, None)
         if not course_id or not mode:
             logger.error("order %s line %s: product has no course or mode", order.number, line.pk)
@@ -38,7 +38,10 @@ class EnrollmentFulfillmentModule:
                 settings.LMS_URL + ENROLLMENT_PATH,
                 json=body,
                 headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
-                timeout=settings.LMS_ENROLLMENT_TIMEOUT,
+                timeout=timeout,
+                # A redirect would turn the POST into a GET, which an LMS may answer 200
+                # without enrolling anyone.
+                allow_redirects=False,
             )
         except requests.Timeout:
             logger.warning("order %s: enrollment timed out", order.number)
@@ -46,14 +49,14 @@ class EnrollmentFulfillmentModule:
         except requests.RequestException as exc:
             logger.warning("order %s: enrollment failed: %s", order.number, exc)
             return LINE.FULFILLMENT_NETWORK_ERROR
-        if response.status_code < 300:
+        if 200 <= response.status_code < 300:
             return LINE.COMPLETE
         logger.warning(
             "order %s: enrollment answered %s: %s", order.number, response.status_code, response.text[:200]
         )
         if response.status_code >= 500:
             return LINE.FULFILLMENT_SERVER_ERROR
-        return LINE.FULFILLMENT_CONFIGURATION_ERROR
+        return LINE.FULFILLMENT_CONFIGURATION_ERROR  # 3xx and 4xx: it can never work as set up
 
 
 def module_for(line):

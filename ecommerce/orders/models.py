@@ -26,12 +26,16 @@ class SeatClaim(models.Model):
 class IdempotencyRecord(models.Model):
     """The first answer to a request sent with an ``Idempotency-Key`` header.
 
-    Inserted at the start of the request's first transaction, so a concurrent replay waits on
-    the unique key instead of placing a second order; the answer is stored when it is known.
+    Inserted in the request's first transaction, before the seat claims, so a concurrent
+    replay waits on the unique key instead of placing a second order. It points at the basket
+    (and so the order) it created: if the first request dies before storing its answer, a
+    replay can still answer from what was committed.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
+    # Keys are compared byte for byte: "abc" and "ABC" are two keys.
+    key = models.CharField(max_length=255, db_collation="utf8mb4_bin")
+    basket = models.ForeignKey("basket.Basket", on_delete=models.CASCADE, related_name="+")
     # sha256 of the request's meaningful content: a key reused for another request is refused.
     fingerprint = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField(null=True)

@@ -1,6 +1,6 @@
 """Buying seats: the order path of ``POST /api/v2/baskets/``.
 
-    transaction 1   learner (first sight), idempotency key, basket, Oscar order, seat claims
+    transaction 1   learner (first sight), basket, Oscar order, idempotency key, seat claims
     no transaction  the LMS enrollment call (fulfilment)
     transaction 2   line and order statuses, the stored answer for the idempotency key
 
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
+from oscar.core.loading import get_model
 
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
@@ -22,6 +24,8 @@ from ecommerce.orders.models import IdempotencyRecord, SeatClaim
 from ecommerce.orders.placement import build_basket, place_order
 from ecommerce.orders.representation import basket_body
 from ecommerce.orders.requests import BasketRequest
+
+Order = get_model("order", "Order")
 
 
 @dataclass
@@ -43,18 +47,18 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
     try:
         with transaction.atomic():
             user = save_new_user(user)
-            record = _claim_key(user, key, request) if key else None
             basket = build_basket(user, stockrecords)
             if not request.checkout:
                 answer = Answer(201, basket_body(basket))
-                if record:
-                    _store_answer(record, answer)
+                if key:
+                    _claim_key(user, key, request, basket, answer)
                 return answer
             order = place_order(basket, user)
             order.user = user  # Oscar stores only the id; fulfilment needs the username
             lines = list(
                 order.lines.select_related("product").prefetch_related("product__attribute_values__attribute")
             )
+            record = _claim_key(user, key, request, basket) if key else None
             _claim_seats(user, order, lines)
     except _KeyTaken:
         return _replay(user, key, request)
@@ -66,45 +70,53 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
         record_fulfillment(order, lines, statuses)
         answer = Answer(201, basket_body(basket, order, lines))
         if record:
-            _store_answer(record, answer)
+            IdempotencyRecord._default_manager.filter(pk=record.pk).update(
+                response_status=answer.status, response_body=answer.body
+            )
     return answer
 
 
-def _claim_key(user, key, request) -> IdempotencyRecord:
+def _claim_key(user, key, request, basket, answer: Answer | None = None) -> IdempotencyRecord:
+    """Insert the key row; a concurrent request with the same key waits here, then fails."""
     try:
         with transaction.atomic(savepoint=False):
             return IdempotencyRecord._default_manager.create(
-                user=user, key=key, fingerprint=request.fingerprint
+                user=user,
+                key=key,
+                fingerprint=request.fingerprint,
+                basket=basket,
+                response_status=answer.status if answer else None,
+                response_body=answer.body if answer else None,
             )
     except IntegrityError:
         raise _KeyTaken from None
 
 
 def _claim_seats(user, order, lines) -> None:
+    # In product order, so two baskets of one learner lock the same rows in the same order.
+    claims = sorted(
+        (SeatClaim(user=user, product_id=line.product_id, order=order) for line in lines),
+        key=lambda claim: claim.product_id,
+    )
     try:
-        SeatClaim._default_manager.bulk_create(
-            [SeatClaim(user=user, product_id=line.product_id, order=order) for line in lines]
-        )
+        SeatClaim._default_manager.bulk_create(claims)
     except IntegrityError:
         raise _SeatOwned from None
 
 
-def _store_answer(record, answer: Answer) -> None:
-    IdempotencyRecord._default_manager.filter(pk=record.pk).update(
-        response_status=answer.status, response_body=answer.body
-    )
-
-
 def _replay(user, key, request) -> Answer:
-    """Answer a repeated Idempotency-Key with the first request's answer, waiting for it while
-    the first request is still running."""
+    """Answer a repeated Idempotency-Key with the first request's answer.
+
+    While the first request is still fulfilling, wait for its answer a little
+    (IDEMPOTENCY_WAIT_SECONDS), then ask the client to retry. If the first request died after
+    committing its order (it can no longer be running), answer from the committed order.
+    """
     deadline = time.monotonic() + settings.IDEMPOTENCY_WAIT_SECONDS
     delay = 0.02
     while True:
         record = IdempotencyRecord._default_manager.filter(user=user, key=key).first()
-        if record is None:
-            # The first request failed and rolled back after we saw its key: nothing to replay.
-            raise ApiError(409, "request_in_progress", "Retry this request.", headers={"Retry-After": "1"})
+        if record is None:  # the first request rolled back after this one saw its key
+            raise _in_progress()
         if record.fingerprint != request.fingerprint:
             raise ApiError(
                 422,
@@ -113,15 +125,34 @@ def _replay(user, key, request) -> Answer:
             )
         if record.response_status is not None:
             return Answer(record.response_status, record.response_body, replayed=True)
+        if _abandoned(record):
+            return _answer_from_committed_state(record)
         if time.monotonic() >= deadline:
-            raise ApiError(
-                409,
-                "request_in_progress",
-                "The first request with this Idempotency-Key is still running; retry later.",
-                headers={"Retry-After": "1"},
-            )
+            raise _in_progress()
         time.sleep(delay)
         delay = min(delay * 2, 0.25)
+
+
+def _abandoned(record) -> bool:
+    """Fulfilment ends within LMS_ENROLLMENT_TIMEOUT, so a first request still without an
+    answer well after that died between its two transactions."""
+    waited = timezone.now() - record.created
+    return waited > timezone.timedelta(seconds=settings.LMS_ENROLLMENT_TIMEOUT + 10)
+
+
+def _in_progress() -> ApiError:
+    return ApiError(
+        409,
+        "request_in_progress",
+        "The first request with this Idempotency-Key is still running; retry shortly.",
+        headers={"Retry-After": "1"},
+    )
+
+
+def _answer_from_committed_state(record) -> Answer:
+    order = Order._default_manager.filter(basket_id=record.basket_id).prefetch_related("lines").first()
+    lines = order.lines.all() if order else ()
+    return Answer(201, basket_body(record.basket, order, lines), replayed=True)
 
 
 def _already_owned(user, stockrecords) -> ApiError:

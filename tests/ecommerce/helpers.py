@@ -36,35 +36,39 @@ class Lms:
         return response.json()
 
 
+ADMIN = {"administrator": True}  # the claim that lets a token act for a staff account
+
+
 class Api:
-    """The ecommerce API through Django's test client, as the LMS (or a learner) calls it."""
+    """The ecommerce API through Django's test client, as the LMS (or a learner) calls it.
+
+    ``username`` signs a learner token for that name; ``claims`` adds claims to it.
+    """
 
     def __init__(self):
         self.client = Client(HTTP_HOST="127.0.0.1")
 
-    def buy(self, username, skus, checkout=True, key=None, **extra):
+    def buy(self, username, skus, checkout=True, key=None, **headers):
         body = {"products": [{"sku": sku} for sku in skus], "checkout": checkout}
-        return self.post_json("/api/v2/baskets/", body, username, key=key, **extra)
+        return self.post_json("/api/v2/baskets/", body, username, key=key, **headers)
 
-    def post_json(self, path, body, username=None, key=None, **extra):
-        headers = dict(extra)
-        if username:
-            headers.update(tokens.auth_header(username))
+    def post_json(self, path, body, username=None, key=None, claims=None, **headers):
         if key is not None:
             headers["HTTP_IDEMPOTENCY_KEY"] = key
+        headers = self._auth(username, claims, headers)
         return self.client.post(path, json.dumps(body), content_type="application/json", **headers)
 
-    def get(self, path, username=None, **extra):
-        headers = dict(extra)
-        if username:
-            headers.update(tokens.auth_header(username))
-        return self.client.get(path, **headers)
+    def get(self, path, username=None, claims=None, **headers):
+        return self.client.get(path, **self._auth(username, claims, headers))
 
-    def put(self, path, username=None, **extra):
-        headers = dict(extra)
+    def put(self, path, username=None, claims=None, **headers):
+        return self.client.put(path, **self._auth(username, claims, headers))
+
+    @staticmethod
+    def _auth(username, claims, headers) -> dict:
         if username:
-            headers.update(tokens.auth_header(username))
-        return self.client.put(path, **headers)
+            return {**headers, **tokens.auth_header(username, **(claims or {}))}
+        return headers
 
 
 ROW_TABLES = (

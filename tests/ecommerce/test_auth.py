@@ -95,3 +95,21 @@ def test_reading_as_a_new_learner_writes_nothing(api):
     assert response.status_code == 200
     assert response.json()["results"] == []
     assert row_counts() == before
+
+
+def test_a_learner_token_cannot_act_for_a_staff_account(api, seats, staff):
+    before = row_counts()
+    assert_401(buy_with_header(api, seats, "JWT " + tokens.token(staff.username)), "staff account")
+    assert api.get("/api/v2/orders/", staff.username).status_code == 401
+    assert row_counts() == before
+
+
+def test_an_administrator_token_acts_for_a_staff_account(api, staff):
+    response = api.get("/api/v2/orders/", staff.username, claims={"administrator": True})
+    assert response.status_code == 200
+
+
+def test_the_administrator_claim_gives_a_learner_nothing(api, django_user_model):
+    django_user_model.objects.create(username="plain", email="p@example.com")
+    response = api.put("/api/v2/orders/1/fulfill/", "plain", claims={"administrator": True})
+    assert response.status_code == 403

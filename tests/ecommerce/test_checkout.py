@@ -104,9 +104,9 @@ def test_no_transaction_is_open_while_the_lms_is_called(api, lms, seats, learner
     seen = []
     original = modules.EnrollmentFulfillmentModule.fulfill_line
 
-    def spy(self, order, line):
+    def spy(self, order, line, timeout):
         seen.append(connection.in_atomic_block)
-        return original(self, order, line)
+        return original(self, order, line, timeout)
 
     monkeypatch.setattr(modules.EnrollmentFulfillmentModule, "fulfill_line", spy)
     assert api.buy(learner, [seats[0].sku]).status_code == 201

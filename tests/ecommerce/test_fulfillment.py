@@ -1,6 +1,8 @@
 """Fulfilment outcomes and their recovery: LMS errors, timeouts and outages end in
 Fulfillment Error with the reason on the line; a retry (API or command) completes them."""
 
+import http.server
+import threading
 import time
 
 import pytest
@@ -10,6 +12,7 @@ from oscar.core.loading import get_model
 
 from ecommerce.courses.definition import COURSE_ATTRIBUTE
 from ecommerce.fulfillment.status import LINE, ORDER
+from tests.ecommerce.helpers import ADMIN
 from tests.support import servers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +32,7 @@ def failed_order(api, learner, seat, expected_line_status):
 
 
 def retry_as_staff(api, staff, number):
-    return api.put(f"/api/v2/orders/{number}/fulfill/", staff.username)
+    return api.put(f"/api/v2/orders/{number}/fulfill/", staff.username, claims=ADMIN)
 
 
 def test_lms_server_error_then_retry_completes(api, lms, seats, learner, staff):
@@ -116,7 +119,7 @@ def test_only_staff_may_retry(api, lms, seats, learner):
 
 
 def test_retrying_an_unknown_order_is_404(api, staff, db):
-    response = api.put("/api/v2/orders/999999/fulfill/", staff.username)
+    response = api.put("/api/v2/orders/999999/fulfill/", staff.username, claims=ADMIN)
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
 
@@ -183,3 +186,62 @@ def test_recent_open_orders_are_left_alone(api, lms, seats, learner):
     Order.objects.filter(number=number).update(status=ORDER.OPEN)
     call_command("retry_fulfillment", "--all")
     assert Order.objects.get(number=number).status == ORDER.OPEN
+
+
+def test_the_timeout_bounds_the_whole_order_not_each_line(api, lms, seats, learner, settings):
+    settings.LMS_ENROLLMENT_TIMEOUT = 1.0
+    lms.set_faults(latency_ms=400)
+    response = api.buy(learner, [seat.sku for seat in seats[:3]])
+    statuses = [line["status"] for line in response.json()["order"]["lines"]]
+    # 0.4 s + 0.4 s leave 0.2 s for the third call, which a per-line timeout would have allowed.
+    assert statuses == [LINE.COMPLETE, LINE.COMPLETE, LINE.FULFILLMENT_TIMEOUT_ERROR]
+    assert response.json()["order"]["status"] == ORDER.FULFILLMENT_ERROR
+
+
+class _Redirecting(http.server.BaseHTTPRequestHandler):
+    """An LMS behind a misconfigured proxy: POST is redirected, GET answers 200."""
+
+    def do_POST(self):
+        self.send_response(301)
+        self.send_header("Location", "/api/enrollment/v1/enrollment?user=x")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        body = b"[]"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_redirect_is_a_configuration_error_not_a_completed_enrollment(api, seats, learner, settings):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.LMS_URL = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        failed_order(api, learner, seats[0], LINE.FULFILLMENT_CONFIGURATION_ERROR)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_sweep_leaves_a_running_retry_alone(api, lms, seats, learner):
+    from ecommerce.fulfillment.api import mark_stale_open_orders
+    from ecommerce.fulfillment.models import FulfillmentAttempt
+
+    number = api.buy(learner, [seats[0].sku]).json()["order"]["number"]
+    order = Order.objects.get(number=number)
+    long_ago = timezone.now() - timezone.timedelta(days=7)
+    Order.objects.filter(pk=order.pk).update(status=ORDER.OPEN, date_placed=long_ago)
+    FulfillmentAttempt.objects.create(order=order, started=timezone.now())  # a retry just began
+
+    assert mark_stale_open_orders() == 0
+    assert Order.objects.get(pk=order.pk).status == ORDER.OPEN
+
+    FulfillmentAttempt.objects.filter(order=order).update(started=long_ago)
+    assert mark_stale_open_orders() == 1

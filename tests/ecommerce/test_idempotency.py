@@ -4,9 +4,11 @@ import threading
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 from oscar.core.loading import get_model
 
 from ecommerce.fulfillment.status import ORDER
+from ecommerce.orders.models import IdempotencyRecord
 from tests.ecommerce.helpers import Api, row_counts
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -111,3 +113,41 @@ def test_concurrent_purchases_by_different_learners_all_succeed(lms, seats):
     results = concurrently(8, lambda api: api.buy(names.pop(), [seats[0].sku]))
     assert [r.status_code for r in results] == [201] * 8
     assert {r.json()["order"]["status"] for r in results} == {ORDER.COMPLETE}
+
+
+def test_keys_differing_only_in_case_are_different_keys(api, lms, seats, learner):
+    lower = api.buy(learner, [seats[0].sku], checkout=False, key="abc")
+    upper = api.buy(learner, [seats[0].sku], checkout=False, key="ABC")
+    assert lower.status_code == upper.status_code == 201
+    assert lower.json()["id"] != upper.json()["id"]
+    assert not upper.has_header("Idempotent-Replayed")
+
+
+def test_a_replay_while_the_first_request_runs_is_told_to_retry(api, lms, seats, learner, settings):
+    first = api.buy(learner, [seats[0].sku], key="slow")
+    IdempotencyRecord.objects.filter(key="slow").update(response_status=None, response_body=None)
+    settings.IDEMPOTENCY_WAIT_SECONDS = 0.2
+
+    replay = api.buy(learner, [seats[0].sku], key="slow")
+
+    assert first.status_code == 201
+    assert replay.status_code == 409
+    assert replay.json()["error"] == "request_in_progress"
+    assert replay["Retry-After"] == "1"
+
+
+def test_a_replay_after_the_first_request_died_answers_from_the_committed_order(api, lms, seats, learner):
+    first = api.buy(learner, [seats[0].sku], key="orphan").json()
+    # What a worker killed between the two transactions leaves: the order, no stored answer.
+    IdempotencyRecord.objects.filter(key="orphan").update(
+        response_status=None, response_body=None, created=timezone.now() - timezone.timedelta(minutes=5)
+    )
+    before = row_counts()
+
+    replay = api.buy(learner, [seats[0].sku], key="orphan")
+
+    assert replay.status_code == 201
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay.json()["id"] == first["id"]
+    assert replay.json()["order"]["number"] == first["order"]["number"]
+    assert row_counts() == before

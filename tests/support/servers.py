@@ -83,14 +83,15 @@ class Service:
             if path.is_file()
         )
 
-    def stop(self, timeout: float = 30) -> None:
+    def stop(self, timeout: float = 45) -> None:
+        """SIGTERM the master's process group (master and workers), then SIGKILL it."""
         if self.process.poll() is not None:
             return
-        self.process.send_signal(signal.SIGTERM)
+        os.killpg(self.master_pid, signal.SIGTERM)
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.master_pid, signal.SIGKILL)
             self.process.wait(10)
 
 

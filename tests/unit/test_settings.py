@@ -45,3 +45,15 @@ def test_production_starts_with_its_secrets():
     result = run_check(SECRETS)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_a_deployed_lms_stub_refuses_the_local_defaults():
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY")
+    }
+    env.update(LMS_REQUIRE_SECRETS="true", DJANGO_SETTINGS_MODULE="settings.lms_stub")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "LMS_SECRET_KEY" in result.stderr and "EDX_API_KEY" in result.stderr
