@@ -4,7 +4,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config)
+# mysqlclient is built from source: it needs a compiler, Python's headers and pkg-config.
+APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config gcc python3 python3-venv python3-dev)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -17,8 +18,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   say "bootstrap: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # The project runs its own MariaDB under var/; Debian's package would otherwise start and
+  # enable a system instance on port 3306. policy-rc.d tells the package scripts not to.
+  own_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
+  fi
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  status=$?
+  [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+  [ "$status" = 0 ] || die "apt-get install ${missing[*]} failed"
 fi
 
 # The virtualenv is rebuilt only when the pins change.

@@ -29,31 +29,50 @@ RUN_DIR=$VAR_DIR/run
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# pid_alive FILE: true when FILE names a running process.
+# pid_alive FILE [PATTERN]: true when FILE names a running process whose command line
+# contains PATTERN (default: the file's base name), so a stale pid file that names some other
+# process after a reboot is never trusted, nor that process signalled.
 pid_alive() {
-  [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
+  local file=$1 pattern=${2:-$(basename "$1" .pid)} pid
+  [ -s "$file" ] || return 1
+  pid=$(cat "$file")
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$pattern"
 }
 
-# stop_pid FILE NAME [SECONDS]: SIGTERM the process (and its group) named in FILE, wait, then SIGKILL.
+# stop_pid FILE NAME PATTERN [SECONDS]: SIGTERM the process named in FILE and its process
+# group (a gunicorn master and its workers), wait, then SIGKILL the group.
 stop_pid() {
-  local file=$1 name=$2 wait=${3:-30} pid i
-  if ! pid_alive "$file"; then
+  local file=$1 name=$2 pattern=$3 wait=${4:-45} pid i
+  if ! pid_alive "$file" "$pattern"; then
     rm -f "$file"
     say "$name: not running"
     return 0
   fi
   pid=$(cat "$file")
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < wait * 10; i++)); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
     say "$name: still running after ${wait}s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$file"
   say "$name: stopped (pid $pid)"
+}
+
+# sql_string VALUE: VALUE as a single-quoted SQL string literal (quotes and backslashes escaped).
+sql_string() {
+  local value=${1//\\/\\\\}
+  printf "'%s'" "${value//\'/\'\'}"
+}
+
+# require_identifier NAME VALUE: VALUE must be a plain SQL identifier (letters, digits, _).
+require_identifier() {
+  [[ $2 =~ ^[A-Za-z0-9_]+$ ]] || die "$1 must contain only letters, digits and _ (got '$2')"
 }
 
 # port_in_use PORT: true when something listens on 127.0.0.1:PORT.

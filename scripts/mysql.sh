@@ -54,8 +54,22 @@ admin() {
   env -u MYSQL_HOST mariadb-admin --defaults-file="$CNF" --protocol=socket --connect-timeout=1 "$@"
 }
 
+server_alive() {
+  pid_alive "$PIDFILE" mariadbd
+}
+
 is_up() {
-  pid_alive "$PIDFILE" && admin ping >/dev/null 2>&1
+  server_alive && admin ping >/dev/null 2>&1
+}
+
+# wait_for_ping SECONDS: until the server answers.
+wait_for_ping() {
+  local i
+  for ((i = 0; i < $1 * 10; i++)); do
+    admin ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
 }
 
 initialise() {
@@ -70,7 +84,10 @@ initialise() {
 }
 
 start() {
-  if is_up; then
+  write_config
+  if server_alive; then
+    # Running but perhaps still recovering: wait for it, never start a second server on its datadir.
+    wait_for_ping 120 || die "mariadb (pid $(cat "$PIDFILE")) runs but does not answer; see $LOG"
     say "mariadb: already running on 127.0.0.1:$MYSQL_PORT (pid $(cat "$PIDFILE"))"
     return 0
   fi
@@ -78,26 +95,25 @@ start() {
     die "port $MYSQL_PORT is taken by another program; set MYSQL_PORT to a free port"
   fi
   command -v mariadbd >/dev/null || die "mariadbd not found; run scripts/bootstrap.sh (as root) first"
-  write_config
   initialise
   rm -f "$PIDFILE"
-  setsid mariadbd --defaults-file="$CNF" </dev/null >>"$LOG" 2>&1 &
-  local i
-  for ((i = 0; i < 300; i++)); do
-    if admin ping >/dev/null 2>&1; then
-      say "mariadb: running on 127.0.0.1:$MYSQL_PORT (pid $(cat "$PIDFILE"))"
-      return 0
-    fi
-    sleep 0.1
-  done
+  (exec setsid mariadbd --defaults-file="$CNF" </dev/null >>"$LOG" 2>&1) &
+  if wait_for_ping 60; then
+    say "mariadb: running on 127.0.0.1:$MYSQL_PORT (pid $(cat "$PIDFILE"))"
+    return 0
+  fi
   tail -n 20 "$LOG" >&2 || true
-  die "mariadb did not start within 30 s; see $LOG"
+  die "mariadb did not start within 60 s; see $LOG"
 }
 
 provision() {
   # Application databases, and one application user that is not root. Test databases
   # (test_*) are created and dropped by the test runner, so the user may manage those too.
-  local user=$MYSQL_USER pw=${MYSQL_PASSWORD//\'/\'\'}
+  require_identifier MYSQL_USER "$MYSQL_USER"
+  require_identifier ECOMMERCE_DB_NAME "$ECOMMERCE_DB_NAME"
+  require_identifier LMS_DB_NAME "$LMS_DB_NAME"
+  local user=$MYSQL_USER pw
+  pw=$(sql_string "$MYSQL_PASSWORD")
   # root keeps only the socket (under var/mysql, mode 700); its TCP accounts are dropped.
   client <<SQL
 DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';
@@ -105,10 +121,10 @@ DELETE FROM mysql.global_priv WHERE User = '';
 FLUSH PRIVILEGES;
 CREATE DATABASE IF NOT EXISTS \`$ECOMMERCE_DB_NAME\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 CREATE DATABASE IF NOT EXISTS \`$LMS_DB_NAME\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-CREATE USER IF NOT EXISTS '$user'@'127.0.0.1' IDENTIFIED BY '$pw';
-CREATE USER IF NOT EXISTS '$user'@'localhost' IDENTIFIED BY '$pw';
-ALTER USER '$user'@'127.0.0.1' IDENTIFIED BY '$pw';
-ALTER USER '$user'@'localhost' IDENTIFIED BY '$pw';
+CREATE USER IF NOT EXISTS '$user'@'127.0.0.1' IDENTIFIED BY $pw;
+CREATE USER IF NOT EXISTS '$user'@'localhost' IDENTIFIED BY $pw;
+ALTER USER '$user'@'127.0.0.1' IDENTIFIED BY $pw;
+ALTER USER '$user'@'localhost' IDENTIFIED BY $pw;
 GRANT ALL PRIVILEGES ON \`$ECOMMERCE_DB_NAME\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
 GRANT ALL PRIVILEGES ON \`$LMS_DB_NAME\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
 GRANT ALL PRIVILEGES ON \`test\\_%\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
@@ -119,10 +135,10 @@ SQL
 
 case ${1:-} in
   up) start; provision ;;
-  down) stop_pid "$PIDFILE" mariadb 60 ;;
+  down) stop_pid "$PIDFILE" mariadb mariadbd 120 ;;
   status)
     if is_up; then say "mariadb: running on 127.0.0.1:$MYSQL_PORT (pid $(cat "$PIDFILE"))"; else say "mariadb: stopped"; exit 3; fi ;;
   shell) shift; write_config; client "$@" ;;
-  reset) stop_pid "$PIDFILE" mariadb 60; rm -rf "$DATADIR"; say "mariadb: datadir removed" ;;
+  reset) stop_pid "$PIDFILE" mariadb mariadbd 120; rm -rf "$DATADIR"; say "mariadb: datadir removed" ;;
   *) die "usage: scripts/mysql.sh up|down|status|shell|reset" ;;
 esac

@@ -5,7 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 was_running=()
-pid_alive "$MYSQL_DIR/mysqld.pid" && was_running+=(mariadb)
+pid_alive "$MYSQL_DIR/mysqld.pid" mariadbd && was_running+=(mariadb)
 pid_alive "$RUN_DIR/lms_stub.pid" && was_running+=(lms_stub)
 pid_alive "$RUN_DIR/ecommerce.pid" && was_running+=(ecommerce)
 
@@ -19,8 +19,8 @@ cleanup() {
     wait "$locust_pid" 2>/dev/null || true
     say "locust: stopped (pid $locust_pid)"
   fi
-  [[ " ${was_running[*]} " == *" ecommerce "* ]] || stop_pid "$RUN_DIR/ecommerce.pid" ecommerce
-  [[ " ${was_running[*]} " == *" lms_stub "* ]] || stop_pid "$RUN_DIR/lms_stub.pid" lms_stub
+  [[ " ${was_running[*]} " == *" ecommerce "* ]] || stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
+  [[ " ${was_running[*]} " == *" lms_stub "* ]] || stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
   [[ " ${was_running[*]} " == *" mariadb "* ]] || "$ROOT/scripts/mysql.sh" down
 }
 trap cleanup INT TERM EXIT

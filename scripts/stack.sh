@@ -66,7 +66,8 @@ start_service() {
     die "$name: port $port is taken by another program; set its *_PORT variable to a free port"
   fi
   rm -f "$pidfile"
-  (cd "$ROOT" && setsid "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1 &)
+  # exec: no shell lingers as the server's parent holding this script's stdout open.
+  (cd "$ROOT" && exec setsid "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
   if ! wait_http "http://127.0.0.1:$port/health/" 60; then
     tail -n 30 "$LOG_DIR/$name.log" "$LOG_DIR/$name.out" >&2 2>/dev/null || true
     die "$name did not become healthy on port $port within 60 s; see $LOG_DIR/$name.log"
@@ -91,8 +92,8 @@ case ${1:-} in
     urls
     ;;
   down)
-    stop_pid "$RUN_DIR/ecommerce.pid" ecommerce
-    stop_pid "$RUN_DIR/lms_stub.pid" lms_stub
+    stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
+    stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
     "$ROOT/scripts/mysql.sh" down
     ;;
   status)
