@@ -120,3 +120,11 @@ def test_read_only_requests_commit_nothing(api, lms, seats, learner):
     assert api.get(f"/api/v2/orders/{number}/", learner).status_code == 200
     assert api.get("/health/").status_code == 200
     assert session_status("Com_commit") == before
+
+
+def test_oscar_analytics_counters_are_not_written_on_the_order_path(api, lms, seats, learner):
+    ProductRecord = get_model("analytics", "ProductRecord")
+    UserRecord = get_model("analytics", "UserRecord")
+    assert api.buy(learner, [seats[0].sku]).status_code == 201
+    assert ProductRecord.objects.count() == 0
+    assert UserRecord.objects.count() == 0
