@@ -8,3 +8,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# Tests never serve static files (and var/static does not exist before `make up`).
+MIDDLEWARE = [name for name in MIDDLEWARE if not name.startswith("whitenoise.")]  # noqa: F405
