@@ -52,10 +52,37 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def mysql_database(name: str) -> dict:
+def use_mysql_driver() -> str:
+    """Load the MySQL driver named by MYSQL_DRIVER before Django imports MySQLdb.
+
+    ``pymysql`` (the default) is pure Python and yields to gevent while it waits on the
+    server; ``mysqlclient`` is C and blocks the whole gevent worker while a query waits (see
+    docs/decisions.md). Both are installed; PyMySQL takes the MySQLdb name when chosen.
+    """
+    driver = env_str("MYSQL_DRIVER", "pymysql")
+    if driver == "pymysql":
+        import pymysql
+
+        pymysql.install_as_MySQLdb()
+    elif driver != "mysqlclient":
+        raise ImproperlyConfigured(f"MYSQL_DRIVER must be pymysql or mysqlclient, not {driver!r}.")
+    return driver
+
+
+POOL_ENGINES = {
+    "geventpool": "ecommerce.dbpool",
+    "sqlalchemy": "dj_db_conn_pool.backends.mysql",  # measured for comparison, see decisions.md
+    "off": "django.db.backends.mysql",
+}
+
+
+def mysql_database(name: str, pool_size: int = 10) -> dict:
     """Django DATABASES entry for the project's MariaDB; host, port and user are shared."""
+    pool = env_str("DB_POOL", "geventpool")
+    if pool not in POOL_ENGINES:
+        raise ImproperlyConfigured(f"DB_POOL must be one of {', '.join(POOL_ENGINES)}, not {pool!r}.")
     return {
-        "ENGINE": "django.db.backends.mysql",
+        "ENGINE": POOL_ENGINES[pool],
         "NAME": name,
         "HOST": env_str("MYSQL_HOST", "127.0.0.1"),
         "PORT": env_int("MYSQL_PORT", 13306),
@@ -64,11 +91,25 @@ def mysql_database(name: str) -> dict:
         # Lesson 1 of the 2015 write-up: autocommit stays on, each request is one transaction.
         "AUTOCOMMIT": True,
         "ATOMIC_REQUESTS": True,
-        "CONN_MAX_AGE": env_int("MYSQL_CONN_MAX_AGE", 0),
+        # Pooled connections are "closed" into the pool at the end of each request.
+        "CONN_MAX_AGE": 0,
         "OPTIONS": {
             "charset": "utf8mb4",
             "isolation_level": "read committed",
             "connect_timeout": 5,
+        },
+        # Per worker process: at most MAX_CONNECTIONS open; a checkout waits CHECKOUT_TIMEOUT
+        # seconds at most, then the request is answered 503.
+        "POOL": {
+            "MAX_CONNECTIONS": env_int("DB_POOL_SIZE", pool_size),
+            "CHECKOUT_TIMEOUT": env_float("DB_POOL_TIMEOUT", 5.0),
+            "PING_AFTER": env_float("DB_POOL_PING_AFTER", 1.0),
+        },
+        "POOL_OPTIONS": {
+            "POOL_SIZE": env_int("DB_POOL_SIZE", pool_size),
+            "MAX_OVERFLOW": 0,
+            "TIMEOUT": env_float("DB_POOL_TIMEOUT", 5.0),
+            "RECYCLE": 3600,
         },
         "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
     }

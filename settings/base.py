@@ -8,7 +8,15 @@ from pathlib import Path
 
 from oscar import INSTALLED_APPS as OSCAR_INSTALLED_APPS
 
-from settings._env import env_bool, env_float, env_int, env_list, env_str, mysql_database
+from settings._env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    mysql_database,
+    use_mysql_driver,
+)
 from settings._logging import console_logging
 from settings._oscar import *  # noqa: F403  (Oscar's settings live in their own file)
 
@@ -71,6 +79,7 @@ TEMPLATES = [
     },
 ]
 
+MYSQL_DRIVER = use_mysql_driver()
 DATABASES = {"default": mysql_database(env_str("ECOMMERCE_DB_NAME", "ecommerce"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 

@@ -14,6 +14,22 @@ def _int(name: str, default: int) -> int:
     return int(raw) if raw.strip() else default
 
 
+def post_worker_init(worker) -> None:
+    """Runs in each worker after gevent's monkey-patching and the app's loading: the place to
+    open the worker's pool connections (and, later, to register monitoring agents)."""
+    from django.conf import settings
+
+    from ecommerce.dbpool import warm_up
+
+    if worker.cfg.worker_class_str == "gevent" and settings.MYSQL_DRIVER == "mysqlclient":
+        worker.log.warning(
+            "mysqlclient under gevent: a query that waits on a lock freezes every request of "
+            "this worker (see docs/decisions.md); use MYSQL_DRIVER=pymysql"
+        )
+    opened = warm_up()
+    worker.log.info("worker %s ready: %s pooled database connections open", worker.pid, opened)
+
+
 def service_config(service: str, prefix: str, default_port: int, default_worker_class: str) -> dict:
     """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS)."""
     var = Path(os.environ.get("VAR_DIR", ROOT / "var"))
@@ -41,4 +57,5 @@ def service_config(service: str, prefix: str, default_port: int, default_worker_
         "control_socket": str(var / "run" / f"{service}.ctl"),
         "wsgi_app": f"{service}.wsgi:application",
         "chdir": str(ROOT),
+        "post_worker_init": post_worker_init,
     }

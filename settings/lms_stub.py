@@ -10,7 +10,15 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from settings._env import env_bool, env_float, env_int, env_list, env_str, mysql_database
+from settings._env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    mysql_database,
+    use_mysql_driver,
+)
 from settings._logging import console_logging
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -49,6 +57,7 @@ ROOT_URLCONF = "lms_stub.urls"
 WSGI_APPLICATION = "lms_stub.wsgi.application"
 TEMPLATES = []
 
+MYSQL_DRIVER = use_mysql_driver()
 DATABASES = {"default": mysql_database(env_str("LMS_DB_NAME", "lms"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 

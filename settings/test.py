@@ -11,3 +11,8 @@ STORAGES = {
 
 # Tests never serve static files (and var/static does not exist before `make up`).
 MIDDLEWARE = [name for name in MIDDLEWARE if not name.startswith("whitenoise.")]  # noqa: F405
+
+# In-process tests run requests from several threads at once; the pool's gevent primitives are
+# for one thread of greenlets, so these tests use plain connections. The pooled backend is
+# tested through real gunicorn workers (tests/integration).
+DATABASES["default"]["ENGINE"] = "django.db.backends.mysql"  # noqa: F405

@@ -5,13 +5,19 @@
 ``fields`` is present only for validation errors and maps a field path to its messages.
 """
 
+import logging
+
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+
+from ecommerce.dbpool import PoolExhausted
+
+logger = logging.getLogger(__name__)
 
 
 class ApiError(exceptions.APIException):
@@ -69,7 +75,19 @@ def _flatten(detail, prefix="") -> dict[str, list[str]]:
 
 def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every handled error in the one shape, with the right status."""
-    if isinstance(exc, RequestDataTooBig):
+    if isinstance(exc, PoolExhausted):
+        exc = ApiError(
+            503, "pool_exhausted", "The service is busy; retry shortly.", headers={"Retry-After": "1"}
+        )
+    elif isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("database unavailable: %s", exc)
+        exc = ApiError(
+            503,
+            "database_unavailable",
+            "The database cannot be reached; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    elif isinstance(exc, RequestDataTooBig):
         exc = ApiError(
             413, "body_too_large", f"The body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
         )

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
+from ecommerce import dbpool
 from ecommerce.fulfillment.models import FulfillmentAttempt
 from ecommerce.fulfillment.modules import module_for
 from ecommerce.fulfillment.status import LINE, ORDER
@@ -72,6 +73,7 @@ def retry(order) -> None:
         raise NotRetryable(order.number)
     order.status = ORDER.OPEN
     lines = [line for line in order.lines.select_related("product") if line.status != LINE.COMPLETE]
+    dbpool.release()
     statuses = enroll_lines(order, lines)
     with transaction.atomic():
         record_fulfillment(order, lines, statuses)

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
+from ecommerce import dbpool
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
 from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
@@ -65,6 +66,7 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
     except _SeatOwned:
         raise _already_owned(user, stockrecords) from None
 
+    dbpool.release()  # rule 3: no pooled connection is held while the LMS answers
     statuses = enroll_lines(order, lines)
     with transaction.atomic():
         record_fulfillment(order, lines, statuses)

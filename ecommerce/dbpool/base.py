@@ -1,0 +1,56 @@
+"""Django's MySQL backend with pooled connections (ENGINE "ecommerce.dbpool").
+
+Django "closes" its connection at the end of every request (CONN_MAX_AGE = 0) and whenever
+ecommerce.dbpool.release() is called; here that returns it to the pool. A connection that saw
+an error, or is closed inside a transaction, is closed for real instead. A reused connection
+keeps the session state Django set when it was opened, so it is not set again.
+"""
+
+import os
+
+from django.db.backends.mysql import base as mysql
+
+from ecommerce.dbpool.pool import MySQLConnectionPool
+
+_pools: dict[tuple[str, int], MySQLConnectionPool] = {}
+
+DEFAULTS = {"MAX_CONNECTIONS": 10, "CHECKOUT_TIMEOUT": 5.0, "PING_AFTER": 1.0, "WARM": 2}
+
+
+class DatabaseWrapper(mysql.DatabaseWrapper):
+    is_pooled = True
+
+    @property
+    def pool(self) -> MySQLConnectionPool:
+        # Keyed by pid: a pool made before gunicorn forks must never be shared by workers.
+        key = (self.alias, os.getpid())
+        pool = _pools.get(key)
+        if pool is None:
+            options = {**DEFAULTS, **self.settings_dict.get("POOL", {})}
+            params = self.get_connection_params()
+            pool = MySQLConnectionPool(
+                connect=lambda: super(DatabaseWrapper, self).get_new_connection(params),
+                maxsize=options["MAX_CONNECTIONS"],
+                timeout=options["CHECKOUT_TIMEOUT"],
+                ping_after=options["PING_AFTER"],
+            )
+            _pools[key] = pool
+        return pool
+
+    def get_new_connection(self, conn_params):
+        return self.pool.get()
+
+    def init_connection_state(self):
+        if getattr(self.connection, "_pool_initialised", False):
+            return
+        super().init_connection_state()
+        self.connection._pool_initialised = True
+
+    def _close(self):
+        if self.connection is None:
+            return
+        with self.wrap_database_errors:
+            if self.in_atomic_block or self.errors_occurred:
+                self.pool.discard(self.connection)
+            else:
+                self.pool.put(self.connection)

@@ -1,0 +1,147 @@
+"""Rule 5: connections are pooled and bounded, a checkout that cannot be served fails fast
+with 503, broken connections are replaced, and none is held across the LMS call."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from tests.integration.conftest import ECOMMERCE_DB
+from tests.integration.helpers import (
+    Background,
+    RowLock,
+    StatusReader,
+    lock_waiters,
+    new_name,
+    order,
+    product_id,
+    wait_for,
+)
+from tests.support import mysql, tokens
+
+pytestmark = pytest.mark.slow
+
+API_KEY = {"X-Edx-Api-Key": "local-only-edx-api-key"}
+
+
+def pooled_connections() -> list[int]:
+    """Server-side ids of the application's idle connections to the test database."""
+    rows = mysql.query(
+        "information_schema",
+        "SELECT ID FROM PROCESSLIST WHERE DB = %s AND USER = 'orders' AND COMMAND = 'Sleep'",
+        [ECOMMERCE_DB],
+    )
+    return [row[0] for row in rows]
+
+
+def burst(url: str, requests_count: int, concurrency: int = 20) -> list[int]:
+    """``requests_count`` requests, one in ten an order, the rest reads; their status codes."""
+    learner = new_name("reader")
+
+    def one(i: int) -> int:
+        if i % 10 == 0:
+            return order(url, new_name(), 1 + (i // 10) % 5).status_code
+        if i % 10 == 1:
+            headers = {"Authorization": "JWT " + tokens.token(learner)}
+            return requests.get(url + "/api/v2/orders/", headers=headers, timeout=30).status_code
+        return requests.get(url + "/health/", timeout=30).status_code
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        return list(pool.map(one, range(requests_count)))
+
+
+def test_steady_state_opens_at_most_5_connections_per_1000_requests(stack):
+    url = stack.ecommerce.url  # 2 gevent workers
+    burst(url, 300)  # the pools grow to what this concurrency needs
+    status = StatusReader()
+    try:
+        before = status.read("Connections")["Connections"]
+        codes = burst(url, 1000)
+        opened = status.read("Connections")["Connections"] - before
+    finally:
+        status.close()
+
+    assert codes.count(201) == 100 and codes.count(200) == 900
+    # Counts every connection to the server, the LMS stand-in's included.
+    assert opened <= 5, f"{opened} new connections for 1000 requests"
+
+
+def test_an_exhausted_pool_answers_503_at_once_and_recovers(stack):
+    service = stack.another_ecommerce(workers=1, DB_POOL_SIZE="1", DB_POOL_TIMEOUT="0.5")
+    try:
+        lock = RowLock(product_id(3))
+        waiting = Background(lambda: order(service.url, new_name(), 3))
+        try:
+            assert wait_for(lambda: lock_waiters() == 1, timeout=15)
+            busy = requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30)
+        finally:
+            lock.release()
+        waiting.join(60)
+
+        assert busy.status_code == 503
+        assert busy.json()["error"] == "pool_exhausted"
+        assert busy.headers["Retry-After"] == "1"
+        assert waiting.result.status_code == 201
+        assert (
+            requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30).status_code
+            == 200
+        )
+    finally:
+        service.stop()
+
+
+def learner_header() -> dict:
+    return {"Authorization": "JWT " + tokens.token(new_name("reader"))}
+
+
+def test_no_connection_is_held_while_the_lms_answers(stack):
+    """One connection per worker and a slow LMS: orders still run side by side, because each
+    holds the connection only for its two short transactions, not for the LMS call."""
+    service = stack.another_ecommerce(workers=1, DB_POOL_SIZE="1", DB_POOL_TIMEOUT="0.5")
+    requests.put(stack.lms.url + "/api/faults/", json={"latency_ms": 1500}, headers=API_KEY, timeout=10)
+    try:
+        orders = [Background(lambda i=i: order(service.url, new_name(), 1 + i)) for i in range(4)]
+        for each in orders:
+            each.join(60)
+        assert [o.result.status_code for o in orders] == [201] * 4
+        assert {o.result.json()["order"]["status"] for o in orders} == {"Complete"}
+    finally:
+        requests.delete(stack.lms.url + "/api/faults/", headers=API_KEY, timeout=10)
+        service.stop()
+
+
+def test_connections_killed_by_the_server_are_replaced(stack):
+    """A restart or wait_timeout closes idle connections: after a pause they are pinged and
+    replaced, and no request fails."""
+    service = stack.another_ecommerce(workers=1, DB_POOL_PING_AFTER="0.2")
+    try:
+        assert order(service.url, new_name(), 2).status_code == 201
+        killed = pooled_connections()
+        assert killed
+        for connection_id in killed:
+            mysql.query(ECOMMERCE_DB, f"KILL {int(connection_id)}")
+        wait_for(lambda: False, timeout=0.5)  # longer than PING_AFTER
+
+        results = [order(service.url, new_name(), 1 + i % 5).status_code for i in range(5)]
+
+        assert results == [201] * 5
+        assert not set(killed) & set(pooled_connections())
+    finally:
+        service.stop()
+
+
+def test_a_connection_that_dies_in_use_costs_one_503_and_is_replaced(stack):
+    service = stack.another_ecommerce(workers=1, DB_POOL_SIZE="1", DB_POOL_PING_AFTER="3600")
+    try:
+        assert requests.get(service.url + "/health/", timeout=10).status_code == 200
+        for connection_id in pooled_connections():
+            mysql.query(ECOMMERCE_DB, f"KILL {int(connection_id)}")
+
+        first = requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30)
+        then = requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30)
+
+        assert first.status_code == 503
+        assert first.json()["error"] == "database_unavailable"
+        assert then.status_code == 200
+    finally:
+        service.stop()
