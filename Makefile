@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test lint format freeze clean
+.PHONY: help bootstrap up down status run test bench lint format freeze clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -25,6 +25,12 @@ run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what i
 
 test:  ## every test, on a private MariaDB
 	@scripts/test.sh
+
+ORDERS ?= 300
+COURSES ?= 1
+bench:  ## in-process figures of one checkout with fulfilment (ORDERS, COURSES); JSON on the last line
+	@scripts/stack.sh up >/dev/null
+	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(COURSES) --json
 
 lint:  ## ruff check and format check
 	@scripts/bootstrap.sh && .venv/bin/ruff check . && .venv/bin/ruff format --check .

@@ -8,6 +8,7 @@ was_running=()
 pid_alive "$MYSQL_DIR/mysqld.pid" mariadbd && was_running+=(mariadb)
 pid_alive "$RUN_DIR/lms_stub.pid" && was_running+=(lms_stub)
 pid_alive "$RUN_DIR/ecommerce.pid" && was_running+=(ecommerce)
+pid_alive "$RUN_DIR/rollup.pid" rollup_counters && was_running+=(rollup)
 
 locust_pid=""
 cleanup() {
@@ -19,6 +20,7 @@ cleanup() {
     wait "$locust_pid" 2>/dev/null || true
     say "locust: stopped (pid $locust_pid)"
   fi
+  [[ " ${was_running[*]} " == *" rollup "* ]] || stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
   [[ " ${was_running[*]} " == *" ecommerce "* ]] || stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
   [[ " ${was_running[*]} " == *" lms_stub "* ]] || stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
   [[ " ${was_running[*]} " == *" mariadb "* ]] || "$ROOT/scripts/mysql.sh" down

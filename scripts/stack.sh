@@ -2,7 +2,8 @@
 # The one place that starts and stops the stack: MariaDB, lms_stub and ecommerce under
 # gunicorn, all on 127.0.0.1. Used by `make up/down/run`, the tests and the load suite.
 #
-#   scripts/stack.sh up       bootstrap, MariaDB, migrate, seed, start both services (idempotent)
+#   scripts/stack.sh up       bootstrap, MariaDB, migrate, seed, start both services and the
+#                             purchase-counter rollup loop (idempotent)
 #   scripts/stack.sh down     stop both services and MariaDB
 #   scripts/stack.sh status   say what runs
 #   scripts/stack.sh urls     print the addresses and the dashboard login
@@ -75,6 +76,19 @@ start_service() {
   say "$name: running on http://127.0.0.1:$port (pid $(cat "$pidfile"))"
 }
 
+# start_rollup: the loop that folds purchase events into Oscar's product records.
+start_rollup() {
+  local pidfile=$RUN_DIR/rollup.pid
+  if pid_alive "$pidfile" rollup_counters; then
+    say "rollup: already running (pid $(cat "$pidfile"))"
+    return 0
+  fi
+  (cd "$ROOT" && exec setsid "$PYTHON" manage.py rollup_counters --loop --interval "${ROLLUP_INTERVAL:-1}" \
+    </dev/null >>"$LOG_DIR/rollup.log" 2>&1) &
+  echo $! >"$pidfile"
+  say "rollup: folding purchase counts every ${ROLLUP_INTERVAL:-1} s (pid $!)"
+}
+
 urls() {
   cat <<EOF
   LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
@@ -89,15 +103,17 @@ case ${1:-} in
     prepare
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
     start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT"
+    start_rollup
     urls
     ;;
   down)
+    stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
     stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
     stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
     "$ROOT/scripts/mysql.sh" down
     ;;
   status)
-    for name in lms_stub ecommerce; do
+    for name in lms_stub ecommerce rollup; do
       if pid_alive "$RUN_DIR/$name.pid"; then say "$name: running (pid $(cat "$RUN_DIR/$name.pid"))"; else say "$name: stopped"; fi
     done
     "$ROOT/scripts/mysql.sh" status || true

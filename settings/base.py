@@ -6,6 +6,7 @@ machine (see README.md, "Configuration"). ``production`` refuses to start withou
 
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
 from oscar import INSTALLED_APPS as OSCAR_INSTALLED_APPS
 
 from settings._env import (
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "ecommerce.courses",
     "ecommerce.orders",
     "ecommerce.fulfillment",
+    "ecommerce.counters",
 ]
 
 MIDDLEWARE = [
@@ -134,9 +136,12 @@ LMS_URL = env_str("LMS_URL", "http://127.0.0.1:18000").rstrip("/")
 EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
 LMS_ENROLLMENT_TIMEOUT = env_float("LMS_ENROLLMENT_TIMEOUT", 7.0)
 
-# Oscar's purchase counter: "off" (the default until the exact counter lands) or "oscar"
-# (Oscar's own analytics receivers, which lock one row per product; for comparison runs).
-ORDER_COUNTER = env_str("ORDER_COUNTER", "off")
+# The purchase counter: "events" (append-only events on the order path, folded into Oscar's
+# ProductRecord by rollup_counters) or "oscar" (Oscar's own receivers, which update one row
+# per product inside every order; for comparison runs only).
+ORDER_COUNTER = env_str("ORDER_COUNTER", "events")
+if ORDER_COUNTER not in ("events", "oscar"):
+    raise ImproperlyConfigured(f"ORDER_COUNTER must be events or oscar, not {ORDER_COUNTER!r}.")
 
 # A basket holds at most this many products; a seat is bought one at a time.
 MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS", 10)

@@ -1,38 +1,99 @@
-"""Turning validated seats into an Oscar basket and order, through Oscar's own classes.
+"""Turning validated seats into an Oscar basket and order, with Oscar's own building blocks.
 
-Seats need no shipping and carry no tax; offers and vouchers are not sold through this API,
-so none are applied. Call inside a transaction.
+Oscar's checkout re-reads the basket, looks for vouchers, offers and stock to allocate, and
+checks the order number is free: queries a seat order does not need. Seats are sold one per
+line with no shipping, no tax, no options, no offers and no vouchers through this API, so the
+basket is written whole (its lines in one statement) and the order is placed from the lines
+in hand by SeatOrderCreator, a subclass of Oscar's OrderCreator that uses its model-writing
+methods and sends its order_placed signal. Call inside a transaction.
 """
 
+from decimal import Decimal
+
+from django.conf import settings
+from django.utils import timezone
+from oscar.apps.order.signals import order_placed
+from oscar.core import prices
 from oscar.core.loading import get_class, get_model
 
+from ecommerce.counters.recording import record_purchases
+
 Basket = get_model("basket", "Basket")
-Selector = get_class("partner.strategy", "Selector")
+BasketLine = get_model("basket", "Line")
+DefaultStrategy = get_class("partner.strategy", "Default")
 OrderCreator = get_class("order.utils", "OrderCreator")
-OrderTotalCalculator = get_class("checkout.calculators", "OrderTotalCalculator")
+OrderNumberGenerator = get_class("order.utils", "OrderNumberGenerator")
 NoShippingRequired = get_class("shipping.methods", "NoShippingRequired")
 
+ZERO = Decimal("0.00")
 
-def build_basket(user, stockrecords):
+
+class SeatStrategy(DefaultStrategy):
+    """Oscar's default pricing (first stock record, no tax), priced from the stock record a
+    basket line already holds instead of fetching the product's stock records again."""
+
+    def fetch_for_line(self, line, stockrecord=None):
+        return self.fetch_for_product(line.product, stockrecord or line.stockrecord)
+
+
+def build_basket(user, stockrecords, submitted: bool):
+    """Write a basket holding one of each seat: the basket, then its lines in one INSERT.
+
+    A basket that checks out is written already submitted; lines are bulk-inserted because
+    Oscar's Line.save refuses to add lines to a submitted basket.
+    """
     basket = Basket(owner=user)
-    basket.strategy = Selector().strategy(user=user)
+    if submitted:
+        basket.status, basket.date_submitted = Basket.SUBMITTED, timezone.now()
+    basket.strategy = SeatStrategy()
     basket.save()
+    lines = []
     for record in stockrecords:
-        basket.add_product(record.product, 1)
-    return basket
+        price = basket.strategy.fetch_for_product(record.product, stockrecord=record).price
+        lines.append(
+            BasketLine(
+                basket=basket,
+                line_reference=f"{record.product_id}_{record.pk}",
+                product=record.product,
+                stockrecord=record,
+                quantity=1,
+                price_currency=price.currency,
+                price_excl_tax=price.excl_tax,
+                price_incl_tax=price.incl_tax if price.is_tax_known else None,
+                tax_code=getattr(price, "tax_code", None),
+            )
+        )
+    BasketLine._default_manager.bulk_create(lines)
+    return basket, lines
 
 
-def place_order(basket, user):
-    """Place the basket's order and mark the basket submitted, as Oscar's checkout does."""
-    shipping_method = NoShippingRequired()
-    shipping_charge = shipping_method.calculate(basket)
-    total = OrderTotalCalculator().calculate(basket, shipping_charge)
-    order = OrderCreator().place_order(
-        basket=basket,
-        total=total,
-        shipping_method=shipping_method,
-        shipping_charge=shipping_charge,
-        user=user,
-    )
-    basket.submit()
-    return order
+class SeatOrderCreator(OrderCreator):
+    """Places the order of a freshly written basket of seats."""
+
+    def place_seat_order(self, basket, basket_lines, user):
+        currency = basket_lines[0].price_currency
+        total = prices.Price(
+            currency=currency,
+            excl_tax=sum((line.line_price_excl_tax_incl_discounts for line in basket_lines), ZERO),
+            incl_tax=sum((line.line_price_incl_tax_incl_discounts for line in basket_lines), ZERO),
+        )
+        order = self.create_order_model(
+            user,
+            basket,
+            shipping_address=None,
+            shipping_method=NoShippingRequired(),
+            shipping_charge=prices.Price(currency=currency, excl_tax=ZERO, incl_tax=ZERO),
+            billing_address=None,
+            total=total,
+            # 100000 + basket id: unique because the basket is new, and no counter row to lock.
+            order_number=OrderNumberGenerator().order_number(basket),
+            status=settings.OSCAR_INITIAL_ORDER_STATUS,
+        )
+        order.user = user
+        order_lines = [self.create_line_models(order, line) for line in basket_lines]
+        record_purchases(order_lines)
+        order_placed.send(sender=self, order=order, user=user)
+        return order, order_lines
+
+    def create_line_attributes(self, order, order_line, basket_line):
+        """Seats have no product options, so there are no line attributes to copy."""

@@ -22,7 +22,7 @@ from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
 from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
 from ecommerce.orders.models import IdempotencyRecord, SeatClaim
-from ecommerce.orders.placement import build_basket, place_order
+from ecommerce.orders.placement import SeatOrderCreator, build_basket
 from ecommerce.orders.representation import basket_body
 from ecommerce.orders.requests import BasketRequest
 
@@ -48,17 +48,13 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
     try:
         with transaction.atomic():
             user = save_new_user(user)
-            basket = build_basket(user, stockrecords)
+            basket, basket_lines = build_basket(user, stockrecords, submitted=request.checkout)
             if not request.checkout:
                 answer = Answer(201, basket_body(basket))
                 if key:
                     _claim_key(user, key, request, basket, answer)
                 return answer
-            order = place_order(basket, user)
-            order.user = user  # Oscar stores only the id; fulfilment needs the username
-            lines = list(
-                order.lines.select_related("product").prefetch_related("product__attribute_values__attribute")
-            )
+            order, lines = SeatOrderCreator().place_seat_order(basket, basket_lines, user)
             record = _claim_key(user, key, request, basket) if key else None
             _claim_seats(user, order, lines)
     except _KeyTaken:

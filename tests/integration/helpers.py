@@ -109,3 +109,17 @@ class StatusReader:
 
     def close(self):
         self.conn.close()
+
+
+def staff_session(url: str, password: str) -> requests.Session:
+    """A browser session logged into the Oscar dashboard as the stack's staff user."""
+    session = requests.Session()
+    assert session.get(url + "/dashboard/login/", timeout=10).status_code == 200
+    logged_in = session.post(
+        url + "/dashboard/login/",
+        data={"username": "staff", "password": password, "csrfmiddlewaretoken": session.cookies["csrftoken"]},
+        headers={"Referer": url + "/dashboard/login/"},
+        timeout=10,
+    )
+    assert logged_in.status_code == 200 and "/dashboard/" in logged_in.url, "staff login failed"
+    return session

@@ -8,6 +8,7 @@ import requests
 
 from ecommerce.courses.definition import seat
 from tests.integration.conftest import ECOMMERCE_DB, LMS_DB, STAFF_PASSWORD
+from tests.integration.helpers import staff_session
 from tests.support import mysql, tokens
 
 pytestmark = pytest.mark.slow
@@ -86,20 +87,7 @@ def test_the_order_is_readable_through_the_api_and_the_dashboard(stack):
     ).json()
     assert [o["number"] for o in own["results"]] == [number]
 
-    staff = requests.Session()
-    login_page = staff.get(stack.ecommerce.url + "/dashboard/login/", timeout=10)
-    assert login_page.status_code == 200
-    logged_in = staff.post(
-        stack.ecommerce.url + "/dashboard/login/",
-        data={
-            "username": "staff",
-            "password": STAFF_PASSWORD,
-            "csrfmiddlewaretoken": staff.cookies["csrftoken"],
-        },
-        headers={"Referer": stack.ecommerce.url + "/dashboard/login/"},
-        timeout=10,
-    )
-    assert logged_in.status_code == 200 and "/dashboard/" in logged_in.url
+    staff = staff_session(stack.ecommerce.url, STAFF_PASSWORD)
     orders_page = staff.get(stack.ecommerce.url + "/dashboard/orders/", timeout=10)
     assert orders_page.status_code == 200
     assert re.search(rf">\s*{number}\s*<", orders_page.text), "the order is not listed in the dashboard"

@@ -1,0 +1,34 @@
+import signal
+import time
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+from ecommerce.counters.rollup import fold, fold_all
+
+
+class Command(BaseCommand):
+    help = (
+        "Fold waiting purchase events into Oscar's product records (num_purchases). Once, or "
+        "with --loop every --interval seconds until SIGTERM/SIGINT."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--loop", action="store_true", help="keep folding until stopped")
+        parser.add_argument("--interval", type=float, default=1.0, help="seconds between rounds (--loop)")
+        parser.add_argument("--batch", type=int, default=1000, help="events per transaction")
+
+    def handle(self, *args, loop, interval, batch, **options):
+        if not loop:
+            self.stdout.write(f"folded {fold_all(batch)} purchase events")
+            return
+        stopping = []
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stopping.append(True))
+        self.stdout.write(f"folding purchase events every {interval:g} s")
+        while not stopping:
+            close_old_connections()
+            folded = fold(batch)
+            if folded < batch:
+                time.sleep(interval)
+        self.stdout.write(f"stopped; folded the last {fold_all(batch)} events")

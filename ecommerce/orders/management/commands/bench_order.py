@@ -1,0 +1,34 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ecommerce.orders.benchmark import measure
+
+
+class Command(BaseCommand):
+    help = (
+        "Measure a one-seat checkout with fulfilment in-process (the LMS must be up): queries, "
+        "commits, row-lock waits, connections opened and CPU per order. The last line of "
+        "output is one JSON object."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--orders", type=int, default=200)
+        parser.add_argument("--warmup", type=int, default=20)
+        parser.add_argument("--courses", type=int, default=1, help="spread orders over N seats")
+        parser.add_argument("--json", action="store_true", help="print only the JSON line")
+
+    def handle(self, *args, orders, warmup, courses, json: bool, **options):
+        if orders < 1 or courses < 1:
+            raise CommandError("--orders and --courses must be at least 1")
+        result = measure(orders=orders, warmup=warmup, courses=courses)
+        if result["failures"]:
+            self.stderr.write(f"{result['failures']} of {orders} orders did not complete; is the LMS up?")
+        if not json:
+            for key, value in result.items():
+                self.stdout.write(f"{key:>34}: {value}")
+        self.stdout.write(_dumps(result))
+
+
+def _dumps(result: dict) -> str:
+    return json.dumps(result, sort_keys=True)

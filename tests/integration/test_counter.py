@@ -1,0 +1,86 @@
+"""Rule 2 under real concurrency: K orders for one seat, spread over several gunicorn worker
+processes, wait on no row lock and leave the purchase count at exactly K after the rollup;
+Oscar's dashboard report shows the folded number. ORDER_COUNTER=oscar brings back Oscar's
+per-order counter for comparison runs."""
+
+import csv
+import io
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ecommerce.courses.definition import seat
+from tests.integration.conftest import ECOMMERCE_DB, STAFF_PASSWORD
+from tests.integration.helpers import StatusReader, new_name, order, product_id, staff_session
+from tests.support import mysql
+
+pytestmark = pytest.mark.slow
+
+K = 60
+COURSE = 5
+
+
+def folded_purchases(course: int) -> int:
+    rows = mysql.query(
+        ECOMMERCE_DB,
+        "SELECT num_purchases FROM analytics_productrecord WHERE product_id = %s",
+        [product_id(course)],
+    )
+    return rows[0][0] if rows else 0
+
+
+def waiting_events(course: int) -> int:
+    return mysql.count(ECOMMERCE_DB, "counters_purchaseevent", "product_id = %s", [product_id(course)])
+
+
+def test_concurrent_orders_for_one_seat_wait_on_no_lock_and_count_exactly(stack):
+    service = stack.another_ecommerce(workers=3)
+    try:
+        stack.manage("rollup_counters")
+        before = folded_purchases(COURSE)
+        status = StatusReader()
+        try:
+            waits = status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"]
+            with ThreadPoolExecutor(30) as pool:
+                codes = list(pool.map(lambda _: order(service.url, new_name(), COURSE).status_code, range(K)))
+            lock_waits = status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"] - waits
+        finally:
+            status.close()
+
+        assert codes == [201] * K
+        assert lock_waits == 0
+        assert waiting_events(COURSE) == K
+        assert "folded" in stack.manage("rollup_counters")
+        assert folded_purchases(COURSE) - before == K
+        assert waiting_events(COURSE) == 0
+    finally:
+        service.stop()
+
+
+def test_the_dashboard_report_shows_the_folded_count(stack):
+    order(stack.ecommerce.url, new_name(), COURSE)
+    stack.manage("rollup_counters")
+    staff = staff_session(stack.ecommerce.url, STAFF_PASSWORD)
+
+    report = staff.get(
+        stack.ecommerce.url + "/dashboard/reports/",
+        params={"report_type": "product_analytics", "download": "true"},
+        timeout=10,
+    )
+
+    assert report.status_code == 200
+    rows = {row[0]: row for row in csv.reader(io.StringIO(report.text))}
+    assert int(rows[seat(COURSE).title][3]) == folded_purchases(COURSE) > 0
+
+
+def test_order_counter_oscar_counts_inside_each_order(stack):
+    service = stack.another_ecommerce(workers=1, ORDER_COUNTER="oscar")
+    try:
+        stack.manage("rollup_counters")
+        before, events = folded_purchases(4), waiting_events(4)
+        for _ in range(3):
+            assert order(service.url, new_name(), 4).status_code == 201
+        assert folded_purchases(4) - before == 3  # counted at once, by Oscar's receiver
+        assert waiting_events(4) == events  # and no event written
+    finally:
+        service.stop()
