@@ -4,6 +4,8 @@
 #
 #   scripts/stack.sh up       bootstrap, MariaDB, migrate, seed, start both services and the
 #                             purchase-counter rollup loop (idempotent)
+#   scripts/stack.sh restart  stop and start both services and the rollup (MariaDB stays up),
+#                             e.g. to apply other ECOMMERCE_* / DB_POOL / MYSQL_DRIVER settings
 #   scripts/stack.sh down     stop both services and MariaDB
 #   scripts/stack.sh status   say what runs
 #   scripts/stack.sh urls     print the addresses and the dashboard login
@@ -89,6 +91,12 @@ start_rollup() {
   say "rollup: folding purchase counts every ${ROLLUP_INTERVAL:-1} s (pid $!)"
 }
 
+stop_services() {
+  stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
+  stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
+  stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
+}
+
 urls() {
   cat <<EOF
   LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
@@ -107,10 +115,15 @@ case ${1:-} in
     urls
     ;;
   down)
-    stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
-    stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
-    stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
+    stop_services
     "$ROOT/scripts/mysql.sh" down
+    ;;
+  restart)
+    stop_services
+    "$ROOT/scripts/mysql.sh" up
+    start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
+    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT"
+    start_rollup
     ;;
   status)
     for name in lms_stub ecommerce rollup; do
@@ -119,5 +132,5 @@ case ${1:-} in
     "$ROOT/scripts/mysql.sh" status || true
     ;;
   urls) urls ;;
-  *) die "usage: scripts/stack.sh up|down|status|urls" ;;
+  *) die "usage: scripts/stack.sh up|down|restart|status|urls" ;;
 esac

@@ -52,14 +52,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def use_mysql_driver() -> str:
-    """Load the MySQL driver named by MYSQL_DRIVER before Django imports MySQLdb.
+def use_mysql_driver(service: str) -> str:
+    """Load the MySQL driver named by <SERVICE>_MYSQL_DRIVER or MYSQL_DRIVER before Django
+    imports MySQLdb.
 
     ``pymysql`` (the default) is pure Python and yields to gevent while it waits on the
     server; ``mysqlclient`` is C and blocks the whole gevent worker while a query waits (see
     docs/decisions.md). Both are installed; PyMySQL takes the MySQLdb name when chosen.
     """
-    driver = env_str("MYSQL_DRIVER", "pymysql")
+    driver = env_str(f"{service}_MYSQL_DRIVER", env_str("MYSQL_DRIVER", "pymysql"))
     if driver == "pymysql":
         import pymysql
 
@@ -76,9 +77,10 @@ POOL_ENGINES = {
 }
 
 
-def mysql_database(name: str, pool_size: int = 10) -> dict:
-    """Django DATABASES entry for the project's MariaDB; host, port and user are shared."""
-    pool = env_str("DB_POOL", "geventpool")
+def mysql_database(service: str, name: str, pool_size: int = 10) -> dict:
+    """Django DATABASES entry for the project's MariaDB; host, port and user are shared.
+    <SERVICE>_DB_POOL overrides DB_POOL for one service."""
+    pool = env_str(f"{service}_DB_POOL", env_str("DB_POOL", "geventpool"))
     if pool not in POOL_ENGINES:
         raise ImproperlyConfigured(f"DB_POOL must be one of {', '.join(POOL_ENGINES)}, not {pool!r}.")
     return {

@@ -81,8 +81,8 @@ TEMPLATES = [
     },
 ]
 
-MYSQL_DRIVER = use_mysql_driver()
-DATABASES = {"default": mysql_database(env_str("ECOMMERCE_DB_NAME", "ecommerce"))}
+MYSQL_DRIVER = use_mysql_driver("ECOMMERCE")
+DATABASES = {"default": mysql_database("ECOMMERCE", env_str("ECOMMERCE_DB_NAME", "ecommerce"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 AUTHENTICATION_BACKENDS = (

@@ -57,8 +57,8 @@ ROOT_URLCONF = "lms_stub.urls"
 WSGI_APPLICATION = "lms_stub.wsgi.application"
 TEMPLATES = []
 
-MYSQL_DRIVER = use_mysql_driver()
-DATABASES = {"default": mysql_database(env_str("LMS_DB_NAME", "lms"))}
+MYSQL_DRIVER = use_mysql_driver("LMS")
+DATABASES = {"default": mysql_database("LMS", env_str("LMS_DB_NAME", "lms"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
