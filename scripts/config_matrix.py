@@ -38,6 +38,8 @@ CONFIGS = {
     "mysqlclient + oscar, 1 SKU": ({"ECOMMERCE_MYSQL_DRIVER": "mysqlclient", "ORDER_COUNTER": "oscar"}, 1),
     "sync + oscar, 1 SKU": ({"ECOMMERCE_WORKER_CLASS": "sync", "ORDER_COUNTER": "oscar"}, 1),
     "no pool, 100 SKUs": ({"ECOMMERCE_DB_POOL": "off"}, 100),
+    "shipped, LMS +300 ms": ({"LMS_FAULT_LATENCY_MS": "300"}, 100),
+    "sync workers, LMS +300 ms": ({"ECOMMERCE_WORKER_CLASS": "sync", "LMS_FAULT_LATENCY_MS": "300"}, 100),
     "sqlalchemy pool, 100 SKUs": ({"ECOMMERCE_DB_POOL": "sqlalchemy"}, 100),
 }
 

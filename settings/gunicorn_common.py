@@ -28,6 +28,28 @@ def post_worker_init(worker) -> None:
         )
     opened = warm_up()
     worker.log.info("worker %s ready: %s pooled database connections open", worker.pid, opened)
+    _check_connection_budget(worker)
+
+
+def _check_connection_budget(worker) -> None:
+    """Warn when this service's workers could open more than half of MariaDB's
+    max_connections (the other half is for the other service and the tools)."""
+    from django.db import connection
+
+    per_worker = connection.settings_dict.get("POOL", {}).get("MAX_CONNECTIONS")
+    if not getattr(connection, "is_pooled", False) or not per_worker:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT @@max_connections")
+        limit = cursor.fetchone()[0]
+    connection.close()
+    if worker.cfg.workers * per_worker > limit // 2:
+        worker.log.warning(
+            "%s workers x %s pooled connections exceed half of MariaDB's max_connections (%s)",
+            worker.cfg.workers,
+            per_worker,
+            limit,
+        )
 
 
 def service_config(service: str, prefix: str, default_port: int, default_worker_class: str) -> dict:

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.http import require_POST
 
+from ecommerce import dbpool
 from lms_stub.commerce import ecommerce_client
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.enrollment.views import known_courses
@@ -35,6 +36,7 @@ def baskets(request):
         return error(409, "already_enrolled", f"Already enrolled in {course_id}.", course_id=course_id)
     seat = next(iter(seats.values()))
 
+    dbpool.release()  # no pooled connection is held while ecommerce works (it calls us back)
     try:
         response = ecommerce_client.create_order(request.user, seat.sku)
     except requests.Timeout:
