@@ -40,7 +40,6 @@ CONFIGS = {
     "no pool, 100 SKUs": ({"ECOMMERCE_DB_POOL": "off"}, 100),
     "shipped, LMS +300 ms": ({"LMS_FAULT_LATENCY_MS": "300"}, 100),
     "sync workers, LMS +300 ms": ({"ECOMMERCE_WORKER_CLASS": "sync", "LMS_FAULT_LATENCY_MS": "300"}, 100),
-    "sqlalchemy pool, 100 SKUs": ({"ECOMMERCE_DB_POOL": "sqlalchemy"}, 100),
 }
 
 COUNTERS = ("Innodb_row_lock_waits", "Connections", "Com_commit", "Innodb_row_lock_time")

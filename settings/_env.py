@@ -72,7 +72,6 @@ def use_mysql_driver(service: str) -> str:
 
 POOL_ENGINES = {
     "geventpool": "ecommerce.dbpool",
-    "sqlalchemy": "dj_db_conn_pool.backends.mysql",  # measured for comparison, see decisions.md
     "off": "django.db.backends.mysql",
 }
 
@@ -106,12 +105,6 @@ def mysql_database(service: str, name: str, pool_size: int = 10) -> dict:
             "MAX_CONNECTIONS": env_int("DB_POOL_SIZE", pool_size),
             "CHECKOUT_TIMEOUT": env_float("DB_POOL_TIMEOUT", 5.0),
             "PING_AFTER": env_float("DB_POOL_PING_AFTER", 1.0),
-        },
-        "POOL_OPTIONS": {
-            "POOL_SIZE": env_int("DB_POOL_SIZE", pool_size),
-            "MAX_OVERFLOW": 0,
-            "TIMEOUT": env_float("DB_POOL_TIMEOUT", 5.0),
-            "RECYCLE": 3600,
         },
         "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
     }
