@@ -3,7 +3,11 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test bench lint format freeze clean
+.PHONY: help bootstrap up down status run test bench smoke ramp rpm capacity soak compare lint format freeze clean
+
+# Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
+export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
+export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX READ_WEIGHT NOISE_PCT NOISE_MS
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -31,6 +35,25 @@ COURSES ?= 1
 bench:  ## in-process figures of one checkout with fulfilment (ORDERS, COURSES); JSON on the last line
 	@scripts/stack.sh up >/dev/null
 	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(COURSES) --json
+
+smoke:  ## a few seconds of load, for a quick check
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run smoke
+
+ramp:  ## USERS (1..10) for STEP_SECONDS (60) each, think time 3-5 s: edX's Round 0 table
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run ramp
+
+rpm:  ## purchases at RPM (78) for DURATION (600 s), open model
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run rpm
+
+capacity:  ## RPM steps rising until a threshold breaks; reports the highest RPM that held
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run capacity
+
+soak:  ## RPM (1038) for HOURS (64) in BUCKET_SECONDS (3600) buckets, with the p95 trend
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run soak
+
+compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }
+	@.venv/bin/python -m locustfiles.suite.compare "$(A)" "$(B)"
 
 lint:  ## ruff check and format check
 	@scripts/bootstrap.sh && .venv/bin/ruff check . && .venv/bin/ruff format --check .

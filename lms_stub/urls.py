@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lms_stub.commerce.views import baskets
+from lms_stub.commerce.views import baskets, order
 from lms_stub.enrollment.views import enrollment
 from lms_stub.faults.views import faults
 from lms_stub.learners.views import auto_auth
@@ -9,6 +9,7 @@ from lms_stub.views import health
 urlpatterns = [
     path("auto_auth", auto_auth, name="auto_auth"),
     path("api/commerce/v0/baskets/", baskets, name="commerce-baskets"),
+    path("api/commerce/v1/orders/<str:number>/", order, name="commerce-order"),
     path("api/enrollment/v1/enrollment", enrollment, name="enrollment"),
     path("api/faults/", faults, name="faults"),
     path("health/", health, name="health"),

@@ -21,7 +21,8 @@ export LMS_URL=${LMS_URL:-http://127.0.0.1:$LMS_PORT}
 export ECOMMERCE_URL=${ECOMMERCE_URL:-http://127.0.0.1:$ECOMMERCE_PORT}
 export CATALOG_COURSES=${CATALOG_COURSES:-100}
 
-MYSQL_DIR=$VAR_DIR/mysql
+# A second stack (the tests', say) may share this checkout's MariaDB by setting MYSQL_DIR.
+MYSQL_DIR=${MYSQL_DIR:-$VAR_DIR/mysql}
 MYSQL_SOCKET=$MYSQL_DIR/mysqld.sock
 LOG_DIR=$VAR_DIR/log
 RUN_DIR=$VAR_DIR/run

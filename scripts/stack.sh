@@ -6,6 +6,7 @@
 #                             purchase-counter rollup loop (idempotent)
 #   scripts/stack.sh restart  stop and start both services and the rollup (MariaDB stays up),
 #                             e.g. to apply other ECOMMERCE_* / DB_POOL / MYSQL_DRIVER settings
+#   scripts/stack.sh stop     stop both services and the rollup (MariaDB stays up)
 #   scripts/stack.sh down     stop both services and MariaDB
 #   scripts/stack.sh status   say what runs
 #   scripts/stack.sh urls     print the addresses and the dashboard login
@@ -58,9 +59,10 @@ prepare() {
   ECOMMERCE_STAFF_PASSWORD=$(staff_password) manage ensure_staff --username "$STAFF_USER"
 }
 
-# start_service NAME CONF PORT: start gunicorn in its own session unless it already runs.
+# start_service NAME CONF PORT [CPUS]: start gunicorn in its own session unless it already
+# runs; CPUS (a taskset list such as 0 or 0-3) pins it to those cores.
 start_service() {
-  local name=$1 conf=$2 port=$3 pidfile=$RUN_DIR/$1.pid
+  local name=$1 conf=$2 port=$3 cpus=${4:-} pidfile=$RUN_DIR/$1.pid pin=()
   if pid_alive "$pidfile"; then
     say "$name: already running (pid $(cat "$pidfile"))"
     return 0
@@ -69,8 +71,9 @@ start_service() {
     die "$name: port $port is taken by another program; set its *_PORT variable to a free port"
   fi
   rm -f "$pidfile"
+  [ -n "$cpus" ] && pin=(taskset -c "$cpus")
   # exec: no shell lingers as the server's parent holding this script's stdout open.
-  (cd "$ROOT" && exec setsid "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
+  (cd "$ROOT" && exec setsid "${pin[@]}" "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
   if ! wait_http "http://127.0.0.1:$port/health/" 60; then
     tail -n 30 "$LOG_DIR/$name.log" "$LOG_DIR/$name.out" >&2 2>/dev/null || true
     die "$name did not become healthy on port $port within 60 s; see $LOG_DIR/$name.log"
@@ -110,7 +113,7 @@ case ${1:-} in
   up)
     prepare
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
-    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT"
+    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
     start_rollup
     urls
     ;;
@@ -118,11 +121,12 @@ case ${1:-} in
     stop_services
     "$ROOT/scripts/mysql.sh" down
     ;;
+  stop) stop_services ;;
   restart)
     stop_services
     "$ROOT/scripts/mysql.sh" up
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
-    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT"
+    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
     start_rollup
     ;;
   status)
@@ -132,5 +136,5 @@ case ${1:-} in
     "$ROOT/scripts/mysql.sh" status || true
     ;;
   urls) urls ;;
-  *) die "usage: scripts/stack.sh up|down|restart|status|urls" ;;
+  *) die "usage: scripts/stack.sh up|down|stop|restart|status|urls" ;;
 esac

@@ -31,3 +31,12 @@ def create_order(user, sku: str) -> requests.Response:
         headers={"Authorization": "JWT " + learner_token(user)},
         timeout=settings.ECOMMERCE_TIMEOUT,
     )
+
+
+def read_order(user, number: str) -> requests.Response:
+    """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders)."""
+    return reused_session().get(
+        f"{settings.ECOMMERCE_URL}/api/v2/orders/{number}/",
+        headers={"Authorization": "JWT " + learner_token(user)},
+        timeout=settings.ECOMMERCE_TIMEOUT,
+    )

@@ -10,7 +10,7 @@ Never a bare 500: every ecommerce outcome is mapped to a status and a JSON body 
 import requests
 from django.db import transaction
 from django.http import JsonResponse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from ecommerce import dbpool
 from lms_stub.commerce import ecommerce_client
@@ -46,6 +46,31 @@ def baskets(request):
             502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
         )
     return _answer(response, course_id)
+
+
+@transaction.non_atomic_requests
+@require_GET
+@api_view
+def order(request, number: str):
+    """GET /api/commerce/v1/orders/<number>/ — the learner reads one of their orders back
+    (edX's LMS proxied ecommerce the same way)."""
+    if not request.user.is_authenticated:
+        return error(401, "not_authenticated", "Log in first (GET /auto_auth).")
+    dbpool.release()
+    try:
+        response = ecommerce_client.read_order(request.user, number)
+    except requests.Timeout:
+        return error(504, "ecommerce_timeout", "ecommerce did not answer in time.")
+    except requests.RequestException as exc:
+        return error(
+            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
+        )
+    if response.status_code in (200, 404):
+        try:
+            return JsonResponse(response.json(), status=response.status_code)
+        except ValueError:
+            pass
+    return error(502, "ecommerce_error", f"ecommerce answered {response.status_code}.")
 
 
 def _answer(response, course_id: str):

@@ -1,0 +1,74 @@
+"""The simulated learner, as in edX's 2015 suite: a fresh learner logs in through /auto_auth
+and buys a seat through the LMS; now and then one reads its order back.
+
+Environment: COURSES (buy among the first N courses; 1 = one hot seat), WAIT_MIN/WAIT_MAX
+(think time of the closed-model learner, 3-5 s as in 2015), BUY_WEIGHT/READ_WEIGHT (how often
+each task runs).
+"""
+
+import os
+import random
+
+from locust import FastHttpUser, between
+
+from ecommerce.courses.definition import catalogue
+from locustfiles.suite import hooks
+from locustfiles.suite.arrivals import ArrivalsMixin
+
+COURSES = [
+    s.course_id for s in catalogue(int(os.environ.get("COURSES") or os.environ.get("CATALOG_COURSES", "100")))
+]
+BUY_WEIGHT = int(os.environ.get("BUY_WEIGHT") or 10)
+READ_WEIGHT = int(os.environ.get("READ_WEIGHT") or 1)
+BASKET = "/api/commerce/v0/baskets/"
+ORDER = "/api/commerce/v1/orders/[number]/"
+
+
+class LearnerJourney(FastHttpUser):
+    """What a learner does; the two user classes below decide when."""
+
+    abstract = True
+    last_order: str | None = None
+
+    def buy_seat(self):
+        self.client.cookiejar.clear()  # a new learner: a repeat purchase would be answered 409
+        self.last_order = None
+        login = self.client.get("/auto_auth", name="/auto_auth")
+        if login.status_code != 201:
+            return
+        bought = self.client.post(
+            BASKET,
+            json={"course_id": random.choice(COURSES)},
+            headers={"X-CSRFToken": login.json()["csrf_token"], "Referer": self.host + "/"},
+            name=BASKET,
+        )
+        if bought.status_code in (201, 202):
+            self.last_order = bought.json()["order"]["number"]
+            if hooks.STATE.recorder is not None:
+                hooks.STATE.recorder.answered(self.last_order)
+
+    def read_order(self):
+        if self.last_order is None:
+            return self.buy_seat()
+        self.client.get(f"/api/commerce/v1/orders/{self.last_order}/", name=ORDER)
+
+
+class Learner(LearnerJourney):
+    """Closed model: each user buys (or, READ_WEIGHT times in BUY_WEIGHT + READ_WEIGHT, reads
+    its last order back), then thinks."""
+
+    wait_time = between(float(os.environ.get("WAIT_MIN") or 3), float(os.environ.get("WAIT_MAX") or 5))
+    tasks = {LearnerJourney.buy_seat: BUY_WEIGHT, LearnerJourney.read_order: READ_WEIGHT}
+
+
+class ArrivingLearner(ArrivalsMixin, LearnerJourney):
+    """Open model: a journey starts when the plan's next arrival is due, not when the last one
+    ended. Every arrival is a purchase (the target RPM counts purchases), read back READ_WEIGHT
+    times in BUY_WEIGHT."""
+
+    tasks = [ArrivalsMixin.arrive]
+
+    def journey(self):
+        self.buy_seat()
+        if self.last_order and random.random() < READ_WEIGHT / max(BUY_WEIGHT, 1):
+            self.read_order()

@@ -1,0 +1,141 @@
+"""Exact per-step statistics from Locust's request events.
+
+Every process that runs users (the local runner, or each Locust worker) records its requests
+by the whole second they started in, per endpoint: an exact histogram, failures and status
+codes. It also notes arrivals it had to skip (open model) and the order numbers the service
+answered with 2xx. A worker hands all of that to the master every few seconds and forgets it;
+the master folds each second into the plan's step it falls in. So the master's memory grows
+with the number of steps, not with the length of the run, and the numbers are the same
+whether one process or many ran the users.
+"""
+
+import math
+from collections import Counter, defaultdict
+
+from locustfiles.suite.histogram import Histogram, to_ms
+from locustfiles.suite.plan import Plan
+
+SUCCESS_FOR_AUDIT = (200, 201, 202)
+EXAMPLES = 3
+
+
+class EndpointStats:
+    __slots__ = ("histogram", "failures", "statuses")
+
+    def __init__(self):
+        self.histogram = Histogram()
+        self.failures = 0
+        self.statuses: Counter[int] = Counter()
+
+    def record(self, value_ms: int, ok: bool, status: int) -> None:
+        self.histogram.add(value_ms)
+        if not ok:
+            self.failures += 1
+        self.statuses[status] += 1
+
+    def merge(self, other: "EndpointStats") -> None:
+        self.histogram.merge(other.histogram)
+        self.failures += other.failures
+        self.statuses.update(other.statuses)
+
+    def to_dict(self) -> dict:
+        return {
+            "histogram": self.histogram.to_dict(),
+            "failures": self.failures,
+            "statuses": {str(k): v for k, v in self.statuses.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "EndpointStats":
+        stats = cls()
+        stats.histogram = Histogram.from_dict(data["histogram"])
+        stats.failures = data["failures"]
+        stats.statuses = Counter({int(k): v for k, v in data["statuses"].items()})
+        return stats
+
+
+class StepStats:
+    def __init__(self):
+        self.endpoints: dict[str, EndpointStats] = defaultdict(EndpointStats)
+        self.missed = 0
+
+
+class Recorder:
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.t0: float | None = None
+        # Recorded here and not yet folded (or, on a worker, not yet sent).
+        self._seconds: dict[int, dict[str, EndpointStats]] = defaultdict(lambda: defaultdict(EndpointStats))
+        self._missed: Counter[int] = Counter()
+        self._answered: list[str] = []
+        self._examples: dict[str, list[str]] = defaultdict(list)
+        # Folded (master or local runner).
+        self.steps: dict[int, StepStats] = defaultdict(StepStats)
+        # Requests that started before t0 or after the last step: in no row, but in the audit.
+        self.outside_plan: dict[str, EndpointStats] = defaultdict(EndpointStats)
+        self.examples: dict[str, list[str]] = {}  # "endpoint status" -> first answers
+
+    # --- where requests happen (local runner or worker) -------------------------------------
+
+    def request(self, name: str, start_time: float, response_time: float, ok: bool, status: int) -> None:
+        self._seconds[math.floor(start_time)][name].record(to_ms(response_time), ok, status)
+
+    def example(self, name: str, status: int, text: str) -> None:
+        """Keep the first few answers of a failing kind, to say in the report what went wrong."""
+        kept = self._examples[f"{name} {status}"]
+        if len(kept) < EXAMPLES:
+            kept.append(text[:300])
+
+    def missed(self, due_times: list[float]) -> None:
+        for due in due_times:
+            self._missed[math.floor(due)] += 1
+
+    def answered(self, order_number: str) -> None:
+        self._answered.append(str(order_number))
+
+    def drain(self) -> dict:
+        """What a worker sends to the master with its next report; forgotten here."""
+        data = {
+            "seconds": {
+                str(second): {name: stats.to_dict() for name, stats in endpoints.items()}
+                for second, endpoints in self._seconds.items()
+            },
+            "missed": {str(second): n for second, n in self._missed.items()},
+            "answered": self._answered,
+            "examples": dict(self._examples),
+        }
+        self._seconds = defaultdict(lambda: defaultdict(EndpointStats))
+        self._missed = Counter()
+        self._answered = []
+        self._examples = defaultdict(list)
+        return data
+
+    # --- where results are kept (master or local runner) ------------------------------------
+
+    def absorb(self, data: dict) -> list[str]:
+        """Fold a worker's report into the steps; returns the order numbers it carried."""
+        for second, endpoints in data.get("seconds", {}).items():
+            step = self._step(int(second))
+            for name, stats in endpoints.items():
+                incoming = EndpointStats.from_dict(stats)
+                if step is None:
+                    self.outside_plan[name].merge(incoming)
+                else:
+                    self.steps[step].endpoints[name].merge(incoming)
+        for kind, texts in data.get("examples", {}).items():
+            kept = self.examples.setdefault(kind, [])
+            kept.extend(texts[: max(0, EXAMPLES - len(kept))])
+        for second, n in data.get("missed", {}).items():
+            step = self._step(int(second))
+            if step is not None:
+                self.steps[step].missed += n
+        return list(data.get("answered", []))
+
+    def fold_local(self) -> list[str]:
+        """The local runner is its own master: fold what it recorded."""
+        return self.absorb(self.drain())
+
+    def _step(self, second: int) -> int | None:
+        if self.t0 is None:
+            return None
+        return self.plan.step_index(second - self.t0)

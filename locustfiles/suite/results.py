@@ -1,0 +1,102 @@
+"""Turning what the recorder folded into the rows of a report: one row per step (or soak
+bucket) for the order endpoint, the same row for the whole run, per-endpoint rows, and the
+profile-specific results (capacity, soak trend)."""
+
+from locustfiles.suite.histogram import PERCENTILES, Histogram
+from locustfiles.suite.plan import Plan
+from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
+
+ORDER_ENDPOINT = "/api/commerce/v0/baskets/"
+
+
+def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> dict:
+    requests = stats.histogram.total
+    minutes = seconds / 60 if seconds else None
+    row = {
+        "requests": requests,
+        "failures": stats.failures,
+        "errors": round(stats.failures / requests, 4) if requests else None,
+        "rps": round(requests / seconds, 2) if seconds else None,
+        "rpm": round(requests / minutes, 1) if minutes else None,
+        "arrivals": arrivals,
+        "missed": missed,
+        "missed_rate": round(missed / arrivals, 4) if arrivals else 0.0,
+        "mean": round(stats.histogram.mean, 1) if requests else None,
+        **stats.histogram.percentiles(PERCENTILES),
+        "statuses": {str(k): v for k, v in sorted(stats.statuses.items())},
+    }
+    return row
+
+
+def step_rows(plan: Plan, steps: dict[int, StepStats], readings: dict[int, dict]) -> list[dict]:
+    rows = []
+    for step in plan.steps:
+        stats = steps.get(step.index, StepStats())
+        order = stats.endpoints.get(ORDER_ENDPOINT, EndpointStats())
+        row = {
+            "index": step.index,
+            "users": step.users,
+            "target_rpm": step.target_rpm,
+            "seconds": step.seconds,
+            **_row(order, step.seconds, step.arrivals, stats.missed),
+            "endpoints": {
+                name: _row(endpoint, step.seconds, 0, 0) for name, endpoint in sorted(stats.endpoints.items())
+            },
+        }
+        row.update(readings.get(step.index, {}))
+        rows.append(row)
+    return rows
+
+
+def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = None) -> dict:
+    """The whole run (or its first ``up_to`` steps) as one row."""
+    chosen = [s for s in plan.steps if up_to is None or s.index < up_to]
+    merged, missed, arrivals = EndpointStats(), 0, 0
+    endpoints: dict[str, EndpointStats] = {}
+    for step in chosen:
+        stats = steps.get(step.index, StepStats())
+        merged.merge(stats.endpoints.get(ORDER_ENDPOINT, EndpointStats()))
+        missed += stats.missed
+        arrivals += step.arrivals
+        for name, endpoint in stats.endpoints.items():
+            endpoints.setdefault(name, EndpointStats()).merge(endpoint)
+    seconds = sum(s.seconds for s in chosen)
+    row = _row(merged, seconds, arrivals, missed)
+    row["endpoints"] = {name: _row(e, seconds, 0, 0) for name, e in sorted(endpoints.items())}
+    return row
+
+
+def successes(steps: dict[int, StepStats], outside_plan: dict[str, EndpointStats]) -> int:
+    """Orders answered 2xx during the run, whether or not they started inside a step."""
+    answers = [stats.endpoints.get(ORDER_ENDPOINT) for stats in steps.values()]
+    answers.append(outside_plan.get(ORDER_ENDPOINT))
+    return sum(
+        n for stats in answers if stats for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT
+    )
+
+
+def soak_trend(rows: list[dict]) -> dict:
+    """How p95 moved across the buckets: least-squares slope (ms per bucket), first and last."""
+    points = [(r["index"], r["p95"]) for r in rows if r.get("p95") is not None]
+    if len(points) < 2:
+        return {"buckets": len(points), "p95_ms_per_bucket": None, "p95_change_pct": None}
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    first, last = points[0][1], points[-1][1]
+    return {
+        "buckets": n,
+        "p95_ms_per_bucket": round(slope, 2),
+        "p95_first": first,
+        "p95_last": last,
+        "p95_change_pct": round(100 * (last - first) / first, 1) if first else None,
+    }
+
+
+def merged_histogram(steps: dict[int, StepStats], name: str = ORDER_ENDPOINT) -> Histogram:
+    histogram = Histogram()
+    for stats in steps.values():
+        if name in stats.endpoints:
+            histogram.merge(stats.endpoints[name].histogram)
+    return histogram

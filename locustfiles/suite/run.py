@@ -1,0 +1,170 @@
+"""One load run from the command line: ``python -m locustfiles.suite.run PROFILE``.
+
+Starts the stack if it is not up (sized by HOST_PROFILE if set), then Locust headless (or its
+web UI with UI=1), with WORKERS worker processes if asked, on 127.0.0.1 only. The run folder
+var/runs/<timestamp>-<profile>/ gets summary.json, report.md, report.html, plots and Locust's
+CSVs; its path is the last line printed. The exit code is Locust's: 1 when a threshold or the
+audit failed.
+
+Sizes come from the environment (the make variables): USERS, STEP_SECONDS, RPM, DURATION,
+HOURS, BUCKET_SECONDS, RPM_START, RPM_STEP, RPM_MAX, COURSES, WORKERS, THRESHOLDS,
+HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, READ_WEIGHT.
+"""
+
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from locustfiles.suite import hosts, plan, thresholds
+from locustfiles.suite.plan import PROFILES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def stack(command: str, env: dict) -> None:
+    done = subprocess.run([str(ROOT / "scripts/stack.sh"), command], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"scripts/stack.sh {command} failed")
+
+
+def service_config(env: dict, host: dict) -> dict:
+    """What the report records about the configuration under test."""
+    keys = (
+        "ECOMMERCE_WORKER_CLASS",
+        "ECOMMERCE_WORKERS",
+        "MYSQL_DRIVER",
+        "ECOMMERCE_MYSQL_DRIVER",
+        "DB_POOL",
+        "DB_POOL_SIZE",
+        "ORDER_COUNTER",
+        "COURSES",
+        "LMS_FAULT_LATENCY_MS",
+    )
+    config = {key.lower(): env[key] for key in keys if env.get(key)}
+    config.setdefault("ecommerce_worker_class", "gevent")
+    config.setdefault("order_counter", "events")
+    config.setdefault("courses", env.get("CATALOG_COURSES", "100"))
+    config["host_profile"] = host.get("name") or "this machine"
+    if host.get("name"):
+        config["host_vcpus"] = host["vcpus"]
+        config["ecommerce_workers"] = host["ecommerce_workers"]
+        config["pinned_cpus"] = host["pinned_cpus"] or host["note"]
+    return config
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in PROFILES:
+        print(f"usage: python -m locustfiles.suite.run {{{','.join(PROFILES)}}}", file=sys.stderr)
+        return 2
+    profile = argv[0]
+    env = dict(os.environ)
+    host_env, host = hosts.environment(env.get("HOST_PROFILE"))
+    env.update(host_env)
+    env.setdefault("PYTHONPATH", str(ROOT))
+    env["PROFILE"] = profile
+    try:  # refuse bad sizes before starting anything
+        plan.from_env(profile, env)
+        thresholds.parse(env.get("THRESHOLDS", ""))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    stack("up", env)
+    if host_env:
+        stack("restart", env)  # apply the instance sizing to the running services
+
+    var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_dir = var_dir / "runs" / f"{stamp}-{profile}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    env["SUITE_CONFIG"] = json.dumps(service_config(env, host))
+
+    workers = int(env.get("WORKERS") or 0)
+    ui = env.get("UI", "") not in ("", "0", "false")
+    locust = str(ROOT / ".venv/bin/locust")
+    common = [
+        "-f",
+        str(ROOT / "locustfiles" / f"{profile}.py"),
+        "--suite-run-dir",
+        str(run_dir),
+    ]
+    master = [
+        locust,
+        *common,
+        "--host",
+        env.get("LMS_URL", f"http://127.0.0.1:{env.get('LMS_PORT', '18000')}"),
+        "--csv",
+        str(run_dir / "locust"),
+        "--stop-timeout",
+        "30",
+        "--exit-code-on-error",
+        "0",  # the exit code is the suite's verdict, not "some request failed"
+        "--loglevel",
+        "WARNING",
+    ]
+    if ui:
+        master += ["--web-host", "127.0.0.1", "--web-port", env.get("LOCUST_PORT", "8089")]
+    else:
+        master += ["--headless", "--only-summary"]
+    port = None
+    if workers:
+        port = _free_port()
+        master += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port)]
+        if not ui:
+            master += ["--expect-workers", str(workers)]
+    processes = [
+        subprocess.Popen(
+            master, env=env, cwd=ROOT, stdout=open(run_dir / "locust.log", "w"), stderr=subprocess.STDOUT
+        )
+    ]
+    for i in range(workers):
+        processes.append(
+            subprocess.Popen(
+                [locust, *common, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
+                env=env,
+                cwd=ROOT,
+                stdout=open(run_dir / f"locust-worker-{i}.log", "w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
+    if ui:
+        print(
+            f"Locust web UI: http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}  (Ctrl-C to stop)", flush=True
+        )
+        print("The latest report: /suite/report in the web UI", flush=True)
+    try:
+        code = processes[0].wait()
+    except KeyboardInterrupt:
+        for process in processes:
+            process.send_signal(signal.SIGINT)
+        code = processes[0].wait(60)
+    deadline = time.monotonic() + 30
+    for process in processes[1:]:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+    if not (run_dir / "summary.json").exists():
+        sys.stderr.write((run_dir / "locust.log").read_text()[-3000:])
+        print(f"no report was written; see {run_dir / 'locust.log'}", file=sys.stderr)
+        code = code or 1
+    print(run_dir)
+    return code
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

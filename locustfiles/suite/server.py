@@ -1,0 +1,191 @@
+"""What the servers did during each step: CPU and memory of every process of the stack, and
+MariaDB's own counters; at the end, the SQL statements that cost the most time and those that
+used no index (performance_schema digests).
+
+Processes are found through the stack's pid files (var/run): each gunicorn master with its
+workers, the rollup loop, and mariadbd.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import psutil
+import pymysql
+
+GROUPS = {  # name: (pid file under VAR_DIR, with children)
+    "ecommerce": ("run/ecommerce.pid", True),
+    "lms_stub": ("run/lms_stub.pid", True),
+    "rollup": ("run/rollup.pid", False),
+    "mariadb": ("mysql/mysqld.pid", False),
+}
+COUNTERS = (
+    "Com_commit",
+    "Innodb_row_lock_waits",
+    "Innodb_row_lock_time",
+    "Connections",
+    "Slow_queries",
+    "Questions",
+)
+GAUGES = ("Threads_connected",)
+
+
+def mysql_connect(database: str | None = None):
+    return pymysql.connect(
+        host=os.environ.get("MYSQL_HOST", "127.0.0.1"),
+        port=int(os.environ.get("MYSQL_PORT", "13306")),
+        user=os.environ.get("MYSQL_USER", "orders"),
+        password=os.environ.get("MYSQL_PASSWORD", "orders-local-password"),
+        database=database,
+        autocommit=True,
+        connect_timeout=5,
+    )
+
+
+class ServerSampler:
+    def __init__(self, var_dir: Path, databases: tuple[str, ...]):
+        self.var_dir = Path(var_dir)
+        self.mysql_dir = Path(os.environ.get("MYSQL_DIR", self.var_dir / "mysql"))
+        self.databases = databases
+        self._conn = None
+        self._peak_rss: dict[str, int] = {}
+
+    # --- processes ------------------------------------------------------------------------
+
+    def _pidfile(self, relative: str) -> Path:
+        if relative.startswith("mysql/"):
+            return self.mysql_dir / relative.removeprefix("mysql/")
+        return self.var_dir / relative
+
+    def processes(self) -> dict[str, list[psutil.Process]]:
+        found = {}
+        for group, (relative, children) in GROUPS.items():
+            try:
+                master = psutil.Process(int(self._pidfile(relative).read_text().strip()))
+                found[group] = [master, *(master.children() if children else [])]
+            except (OSError, ValueError, psutil.Error):
+                found[group] = []
+        return found
+
+    def snapshot(self) -> dict:
+        cpu, rss = {}, {}
+        for group, processes in self.processes().items():
+            cpu[group], rss[group] = {}, 0
+            for process in processes:
+                try:
+                    times = process.cpu_times()
+                    cpu[group][process.pid] = times.user + times.system
+                    rss[group] += process.memory_info().rss
+                except psutil.Error:
+                    continue
+            self._peak_rss[group] = max(self._peak_rss.get(group, 0), rss[group])
+        return {"time": time.monotonic(), "cpu": cpu, "rss": rss, "status": self.status()}
+
+    def sample_peak(self) -> None:
+        """Called every few seconds between snapshots, for the peak memory of each group."""
+        self.snapshot()
+
+    def reading(self, before: dict, after: dict) -> dict:
+        """CPU % (of one core) and peak RSS of each group, MariaDB counter deltas, between two
+        snapshots. CPU of a process that is gone (a recycled worker) counts until its last
+        snapshot; a new process counts from its start."""
+        wall = max(after["time"] - before["time"], 1e-6)
+        cpu = {}
+        for group, now in after["cpu"].items():
+            then = before["cpu"].get(group, {})
+            used = sum(seconds - then.get(pid, 0.0) for pid, seconds in now.items())
+            cpu[group] = round(100 * max(used, 0.0) / wall, 1)
+        peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
+        self._peak_rss = {}
+        db = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
+        db.update({name: after["status"][name] for name in GAUGES})
+        return {"cpu_percent": cpu, "rss_mb": peak, "db": db}
+
+    # --- MariaDB --------------------------------------------------------------------------
+
+    def _cursor(self):
+        if self._conn is None:
+            self._conn = mysql_connect()
+        return self._conn.cursor()
+
+    def status(self) -> dict[str, int]:
+        try:
+            with self._cursor() as cursor:
+                cursor.execute("SHOW GLOBAL STATUS")
+                values = dict(cursor.fetchall())
+        except pymysql.Error:
+            self._conn = None
+            return {name: 0 for name in (*COUNTERS, *GAUGES)}
+        return {name: int(values.get(name, 0)) for name in (*COUNTERS, *GAUGES)}
+
+    def database_size_mb(self) -> float:
+        placeholders = ", ".join(["%s"] * len(self.databases))
+        with self._cursor() as cursor:
+            cursor.execute(
+                "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+                f"WHERE table_schema IN ({placeholders})",
+                self.databases,
+            )
+            return round(float(cursor.fetchone()[0]) / 2**20, 1)
+
+    def digests(self) -> dict[str, dict]:
+        """performance_schema's statement digests of the stack's databases (cumulative)."""
+        placeholders = ", ".join(["%s"] * len(self.databases))
+        try:
+            with self._cursor() as cursor:
+                cursor.execute(
+                    "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT, "
+                    "SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ROWS_EXAMINED "
+                    "FROM performance_schema.events_statements_summary_by_digest "
+                    f"WHERE SCHEMA_NAME IN ({placeholders})",
+                    self.databases,
+                )
+                rows = cursor.fetchall()
+        except pymysql.Error:
+            return {}
+        return {
+            f"{schema}:{digest}": {
+                "schema": schema,
+                "text": text,
+                "count": int(count),
+                "time_ms": int(timer) / 1e9,  # picoseconds
+                "no_index": int(no_index),
+                "no_good_index": int(no_good),
+                "rows_examined": int(examined),
+            }
+            for schema, digest, text, count, timer, no_index, no_good, examined in rows
+        }
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def digest_report(before: dict, after: dict, top: int = 10) -> dict:
+    """The statements of the run: the costliest by total time, and any that used no index."""
+    deltas = []
+    for key, now in after.items():
+        then = before.get(
+            key, {"count": 0, "time_ms": 0, "no_index": 0, "no_good_index": 0, "rows_examined": 0}
+        )
+        count = now["count"] - then["count"]
+        if count <= 0:
+            continue
+        deltas.append(
+            {
+                "schema": now["schema"],
+                "statement": (now["text"] or "")[:300],
+                "count": count,
+                "total_ms": round(now["time_ms"] - then["time_ms"], 1),
+                "mean_ms": round((now["time_ms"] - then["time_ms"]) / count, 3),
+                "no_index": now["no_index"] - then["no_index"],
+                "no_good_index": now["no_good_index"] - then["no_good_index"],
+                "rows_examined_per_call": round((now["rows_examined"] - then["rows_examined"]) / count, 1),
+            }
+        )
+    deltas.sort(key=lambda d: d["total_ms"], reverse=True)
+    return {
+        "top": deltas[:top],
+        "no_index": [d for d in deltas if d["no_index"] or d["no_good_index"]],
+    }

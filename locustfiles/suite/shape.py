@@ -1,0 +1,33 @@
+"""The load shape of every profile: the plan's users per step (closed model), or enough users
+for the arrivals (open model), until the plan ends, or, for capacity, until a step breaks."""
+
+import time
+
+from locust import LoadTestShape
+
+from locustfiles.suite import hooks
+
+DRAIN_SECONDS = 2  # open model: after the last arrival, time for in-flight journeys to end
+
+
+class SuiteShape(LoadTestShape):
+    def tick(self):
+        state = hooks.STATE
+        plan = state.plan
+        if plan is None:
+            return None
+        if state.t0 is None:
+            return (0, 1)
+        offset = time.time() - state.t0
+        if offset < 0:  # the first step starts on a whole second
+            return (0, 1)
+        if not plan.open_model:
+            if offset >= plan.seconds:
+                return None
+            step = plan.steps[plan.step_index(offset) or 0]
+            return (step.users, max(step.users, 1))
+        if offset >= plan.seconds + DRAIN_SECONDS:
+            return None
+        if plan.profile == "capacity" and hooks.capacity_broken(time.time()):
+            return None
+        return (plan.users, max(plan.users, 1))
