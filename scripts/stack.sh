@@ -109,8 +109,19 @@ urls() {
 EOF
 }
 
+all_running() {
+  "$ROOT/scripts/mysql.sh" status >/dev/null 2>&1 \
+    && pid_alive "$RUN_DIR/lms_stub.pid" lms_stub && pid_alive "$RUN_DIR/ecommerce.pid" ecommerce \
+    && pid_alive "$RUN_DIR/rollup.pid" rollup_counters
+}
+
 case ${1:-} in
   up)
+    if all_running; then  # nothing to start, and no migration or seeding to redo
+      say "stack: already up"
+      urls
+      exit 0
+    fi
     prepare
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
     start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"

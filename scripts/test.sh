@@ -33,6 +33,8 @@ run "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
 run "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
 run "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
 run "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
+# The load suite imports Locust, which monkey-patches the process for gevent: its own run.
+run "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""

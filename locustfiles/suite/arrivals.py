@@ -23,7 +23,11 @@ class ArrivalsMixin:
             hooks.STATE.recorder.missed(missed)
         if due is None or hooks.STATE.stopping:
             raise StopUser()
-        gevent.sleep(max(0.0, due - time.time()))
+        # Asleep in short naps, so a stopping test never waits for arrivals that will not come.
+        while (remaining := due - time.time()) > 0:
+            if hooks.STATE.stopping:
+                raise StopUser()
+            gevent.sleep(min(remaining, 0.2))
         if hooks.STATE.stopping:
             raise StopUser()
         self.journey()

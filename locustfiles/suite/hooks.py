@@ -230,17 +230,20 @@ def _sample_steps():
 
 def _guard_memory(environment):
     """Keep Locust's own per-second bookkeeping bounded on long runs (its chart history and
-    per-second request counts would grow for the whole run otherwise)."""
+    per-second request counts would otherwise grow for the whole run)."""
     while True:
         gevent.sleep(30)
-        horizon = int(time.time()) - 120
-        stats = environment.runner.stats
-        for entry in [stats.total, *stats.entries.values()]:
-            for per_second in (entry.num_reqs_per_sec, entry.num_fail_per_sec):
-                for second in [s for s in per_second if s < horizon]:
-                    del per_second[second]
-        if len(stats.history) > 720:
-            del stats.history[: len(stats.history) - 720]
+        trim_locust_memory(environment.runner.stats, time.time())
+
+
+def trim_locust_memory(stats, now: float, keep_seconds: int = 120, keep_history: int = 720) -> None:
+    horizon = int(now) - keep_seconds
+    for entry in [stats.total, *stats.entries.values()]:
+        for per_second in (entry.num_reqs_per_sec, entry.num_fail_per_sec):
+            for second in [s for s in per_second if s < horizon]:
+                del per_second[second]
+    if len(stats.history) > keep_history:
+        del stats.history[: len(stats.history) - keep_history]
 
 
 def capacity_broken(now: float) -> bool:

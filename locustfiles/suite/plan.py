@@ -133,7 +133,9 @@ def build(
             count = int((rpm_max - rpm_start) // rpm_step) + 1
             targets = [rpm_start + i * rpm_step for i in range(max(count, 1))]
         steps = [Step(i, i * step_seconds, step_seconds, target_rpm=r) for i, r in enumerate(targets)]
-        return Plan(profile, steps, open_model=True, users=users_for(max(targets)))
+        # A step is judged once its slowest requests have had time to end and be reported.
+        grace = min(6, max(2, step_seconds // 2))
+        return Plan(profile, steps, open_model=True, users=users_for(max(targets)), grace=grace)
     # soak: buckets of bucket_seconds at one rate
     target = _numbers(rpm)[0]
     total = int(round(float(hours) * 3600))

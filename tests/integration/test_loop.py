@@ -63,6 +63,13 @@ def test_a_learner_buys_a_seat_through_the_lms(stack):
     )
     assert stored == [("Complete", username, seat(2).sku, "Complete")]
 
+    read_back = browser.get(stack.lms.url + f"/api/commerce/v1/orders/{number}/", timeout=10)
+    assert (read_back.status_code, read_back.json()["number"]) == (200, number)
+    someone_else, _ = new_learner(stack)
+    assert (
+        someone_else.get(stack.lms.url + f"/api/commerce/v1/orders/{number}/", timeout=10).status_code == 404
+    )
+
     again = buy(stack, browser, seat(2).course_id)
     assert again.status_code == 409
     assert (

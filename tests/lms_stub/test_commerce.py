@@ -121,3 +121,15 @@ def test_every_ecommerce_answer_is_mapped(status, body, headers, expected_status
     if expected_status in (201, 202):
         assert parsed["order"]["number"] == "100001"
         assert parsed["enrolled"] is (expected_status == 201)
+
+
+def test_reading_an_order_needs_a_login(client):
+    response = client.get("/api/commerce/v1/orders/100001/")
+    assert response.status_code == 401
+
+
+def test_reading_an_order_while_ecommerce_is_unreachable_is_502(csrf_client, learner, settings):
+    settings.ECOMMERCE_URL = f"http://127.0.0.1:{free_port()}"
+    response = csrf_client.get("/api/commerce/v1/orders/100001/")
+    assert response.status_code == 502
+    assert response.json()["error"] == "ecommerce_unreachable"

@@ -1,0 +1,83 @@
+"""Plans: steps of each profile, arrivals on the clock, and their split between workers."""
+
+import pytest
+
+from locustfiles.suite import plan
+
+
+def test_ramp_has_one_step_per_user_count():
+    p = plan.from_env("ramp", {"USERS": "1 2 5", "STEP_SECONDS": "30"})
+    assert [(s.start, s.seconds, s.users) for s in p.steps] == [(0, 30, 1), (30, 30, 2), (60, 30, 5)]
+    assert (p.open_model, p.users, p.seconds) == (False, 5, 90)
+
+
+def test_the_ramp_default_is_edx_round_0():
+    p = plan.from_env("ramp", {})
+    assert [s.users for s in p.steps] == list(range(1, 11))
+    assert p.steps[0].seconds == 60
+
+
+def test_rpm_schedules_arrivals_evenly_on_the_clock():
+    p = plan.from_env("rpm", {"RPM": "78", "DURATION": "600"})
+    assert p.steps[0].arrivals == 780
+    offsets = [p.arrival_offset(k) for k in range(780)]
+    assert offsets[0] == pytest.approx(600 / 780 / 2)
+    assert all(b - a == pytest.approx(600 / 780) for a, b in zip(offsets, offsets[1:], strict=False))
+    assert p.arrival_offset(780) is None
+
+
+def test_capacity_steps_from_a_list_or_a_range():
+    listed = plan.from_env("capacity", {"RPM": "600 900 1200", "STEP_SECONDS": "10"})
+    assert [s.target_rpm for s in listed.steps] == [600, 900, 1200]
+    ranged = plan.from_env("capacity", {"RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "1500"})
+    assert [s.target_rpm for s in ranged.steps] == [300, 600, 900, 1200, 1500]
+    assert ranged.users >= 1500 / 60 * 5
+
+
+def test_soak_buckets_cover_the_hours_with_a_short_last_one():
+    p = plan.from_env("soak", {"HOURS": "0.5", "BUCKET_SECONDS": "700"})
+    assert [s.seconds for s in p.steps] == [700, 700, 400]
+    assert {s.target_rpm for s in p.steps} == {1038}
+
+
+def test_a_second_belongs_to_the_step_it_falls_in():
+    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    assert [p.step_index(t) for t in (-0.5, 0, 9.99, 10, 19.99, 20)] == [None, 0, 0, 1, 1, None]
+
+
+@pytest.mark.parametrize("bad", [{"USERS": "0"}, {"USERS": "a"}, {"STEP_SECONDS": "0"}])
+def test_bad_sizes_are_refused(bad):
+    with pytest.raises(ValueError):
+        plan.from_env("ramp", bad)
+
+
+def test_unknown_profile_is_refused():
+    with pytest.raises(ValueError):
+        plan.build("marathon")
+
+
+def claimed_offsets(p, t0, workers):
+    """Run every worker's clock to the end of the plan (never late); the due offsets taken."""
+    taken = []
+    for index in range(workers):
+        clock = plan.ArrivalClock(p, t0, index, workers)
+        while (due := clock.claim(now=0.0)[0]) is not None:
+            taken.append(round(due - t0, 6))
+    return taken
+
+
+def test_workers_together_take_every_arrival_exactly_once():
+    p = plan.from_env("capacity", {"RPM": "600 1200", "STEP_SECONDS": "10"})
+    expected = sorted(round(p.arrival_offset(k), 6) for k in range(300))
+    for workers in (1, 2, 3):
+        assert sorted(claimed_offsets(p, 1000.0, workers)) == expected
+
+
+def test_late_arrivals_are_missed_not_made_up():
+    p = plan.from_env("rpm", {"RPM": "60", "DURATION": "10"})  # one arrival per second
+    clock = plan.ArrivalClock(p, t0=1000.0)
+    due, missed = clock.claim(now=1005.4)  # the users were all busy until 5.4 s
+    assert missed == [1000.5, 1001.5, 1002.5, 1003.5]  # more than a second late
+    assert due == 1004.5  # within the tolerance: still run
+    due, missed = clock.claim(now=1005.4)
+    assert (due, missed) == (1005.5, [])

@@ -1,0 +1,235 @@
+"""Every profile, seconds long, against a real stack of its own (its own ports, databases and
+var/ folder; this checkout's MariaDB): the rows of the table, nothing lost, the files, the exit
+code when a threshold fails, exact percentiles against a per-request log, Locust workers,
+and the web UI."""
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from locustfiles.suite import audit
+from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+BASKET = "/api/commerce/v0/baskets/"
+DATABASES = ("test_load_ecommerce", "test_load_lms")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def stack_env():
+    lms_port, ecommerce_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "VAR_DIR": str(ROOT / "var" / "test" / "loadstack"),
+        "MYSQL_DIR": str(ROOT / "var" / "mysql"),
+        "LMS_PORT": str(lms_port),
+        "ECOMMERCE_PORT": str(ecommerce_port),
+        "LMS_URL": f"http://127.0.0.1:{lms_port}",
+        "ECOMMERCE_URL": f"http://127.0.0.1:{ecommerce_port}",
+        "LOCUST_PORT": str(free_port()),
+        "ECOMMERCE_DB_NAME": DATABASES[0],
+        "LMS_DB_NAME": DATABASES[1],
+        "CATALOG_COURSES": "5",
+        "ECOMMERCE_WORKERS": "2",
+        "LMS_WORKERS": "2",
+        "ECOMMERCE_STAFF_PASSWORD": "load-suite-staff-password",
+        "PYTHONPATH": str(ROOT),
+        "WAIT_MIN": "0",
+        "WAIT_MAX": "0",
+    }
+    subprocess.run(
+        [str(ROOT / "scripts/stack.sh"), "up"], env=env, check=True, capture_output=True, timeout=300
+    )
+    yield env
+    subprocess.run([str(ROOT / "scripts/stack.sh"), "stop"], env=env, capture_output=True, timeout=120)
+    for database in DATABASES:
+        subprocess.run(
+            [str(ROOT / "scripts/mysql.sh"), "shell", "-e", f"DROP DATABASE IF EXISTS `{database}`"],
+            env=env,
+            capture_output=True,
+        )
+
+
+def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
+    env = {**stack_env, **{k: str(v) for k, v in sizes.items()}}
+    done = subprocess.run(
+        [sys.executable, "-m", "locustfiles.suite.run", profile],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    folder = Path(done.stdout.strip().splitlines()[-1])
+    assert (folder / "summary.json").exists(), done.stdout + done.stderr
+    return done.returncode, folder, json.loads((folder / "summary.json").read_text())
+
+
+def assert_nothing_lost(summary):
+    result = summary["audit"]
+    assert result["passed"], result
+    assert result["lost"] == 0 and result["duplicates"] == 0
+    assert result["successes"] == result["answered_numbers"] == result["orders"] > 0
+    assert result["enrollments"] == result["orders"]
+
+
+def assert_run_folder(folder: Path, *plots: str):
+    for name in ("summary.json", "report.md", "report.html", "locust_stats.csv", "percentiles.png", *plots):
+        assert (folder / name).stat().st_size > 0, name
+
+
+def test_smoke(stack_env):
+    code, folder, summary = run(stack_env, "smoke", USERS="2 3", STEP_SECONDS=3)
+    assert code == 0
+    assert [row["users"] for row in summary["steps"]] == [2, 3]
+    assert all(row["requests"] > 0 and row["failures"] == 0 for row in summary["steps"])
+    assert summary["verdict"]["passed"]
+    assert_nothing_lost(summary)
+    assert_run_folder(folder, "resources.png")
+    assert set(summary["steps"][0]["cpu_percent"]) == {"ecommerce", "lms_stub", "rollup", "mariadb"}
+
+
+def test_ramp_rows_follow_the_user_counts(stack_env):
+    code, folder, summary = run(stack_env, "ramp", USERS="1 2 4", STEP_SECONDS=3)
+    assert code == 0
+    rows = summary["steps"]
+    assert [(r["users"], r["seconds"]) for r in rows] == [(1, 3), (2, 3), (4, 3)]
+    for row in rows:
+        assert {"rps", "rpm", "requests", "failures", *(f"p{p}" for p in PERCENTILES)} <= set(row)
+        assert row["p50"] <= row["p95"] <= row["p100"]
+    assert_nothing_lost(summary)
+    text = (folder / "report.md").read_text()
+    assert "| 4 users | 4 |" in text
+
+
+def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env):
+    code, folder, summary = run(stack_env, "rpm", RPM=300, DURATION=6, WORKERS=2, REQUEST_LOG=1)
+    assert code == 0
+    step = summary["steps"][0]
+    assert summary["config"]["locust_workers"] == 2
+    assert (step["target_rpm"], step["arrivals"], step["missed"]) == (300, 30, 0)
+    assert step["requests"] == 30 and step["rpm"] == 300
+    assert_nothing_lost(summary)
+
+    logs = sorted(folder.glob("requests-*.csv"))
+    assert len(logs) == 2  # one per worker
+    values = []
+    for path in logs:
+        for start, rt, name, _ok, _status in csv.reader(path.open()):
+            if name == BASKET and 0 <= float(start) - summary["t0"] < 6:
+                values.append(to_ms(float(rt)))
+    values.sort()
+    assert len(values) == step["requests"]
+    assert {f"p{p}": step[f"p{p}"] for p in PERCENTILES} == {
+        f"p{p}": nearest_rank(values, p) for p in PERCENTILES
+    }
+
+
+def test_capacity_reports_the_highest_rpm_that_held(stack_env):
+    code, folder, summary = run(stack_env, "capacity", RPM="120 240", STEP_SECONDS=4)
+    assert code == 0
+    assert [r["target_rpm"] for r in summary["steps"]] == [120, 240]
+    assert all(r["held"] for r in summary["steps"])
+    assert summary["capacity_rpm"] == 240
+    assert_run_folder(folder, "capacity.png")
+    assert_nothing_lost(summary)
+
+
+def test_capacity_stops_at_the_first_step_that_breaks(stack_env):
+    code, _, summary = run(stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=3, THRESHOLDS="p95<1")
+    assert code == 1
+    assert summary["capacity_rpm"] is None
+    assert [r["target_rpm"] for r in summary["steps"]] == [120]
+    assert summary["seconds"] < summary["plan"]["seconds"]  # it stopped before the later steps
+    assert_nothing_lost(summary)
+
+
+def test_soak_buckets_with_database_size_memory_and_trend(stack_env):
+    code, folder, summary = run(stack_env, "soak", RPM=240, HOURS=0.0025, BUCKET_SECONDS=3)
+    assert code == 0
+    rows = summary["steps"]
+    assert len(rows) == 3 and all(r["target_rpm"] == 240 for r in rows)
+    assert all(r["db_size_mb"] > 0 and r["rss_mb"]["ecommerce"] > 0 and r["suite_rss_mb"] > 0 for r in rows)
+    assert set(summary["trend"]) >= {"p95_ms_per_bucket", "p95_first", "p95_last", "p95_change_pct"}
+    assert_run_folder(folder, "soak.png")
+    assert_nothing_lost(summary)
+
+
+def test_a_failed_threshold_fails_the_run_with_a_reason(stack_env):
+    code, folder, summary = run(stack_env, "smoke", USERS="2", STEP_SECONDS=2, THRESHOLDS="p95<1 errors<0.01")
+    assert code == 1
+    assert not summary["verdict"]["passed"]
+    assert summary["verdict"]["reasons"] == ["thresholds failed: p95<1"]
+    assert "FAIL" in (folder / "report.md").read_text()
+
+
+def test_the_audit_counts_an_answered_order_that_was_never_committed(stack_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+    marks = audit.watermarks()
+    code, folder, summary = run(stack_env, "smoke", USERS="1", STEP_SECONDS=2)
+    answered = (folder / audit.ANSWERED_FILE).read_text()
+    (tmp_path / audit.ANSWERED_FILE).write_text(answered + "999999999\n")
+
+    result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
+
+    assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
+
+
+def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
+    env = {**stack_env, "UI": "1", "USERS": "2", "STEP_SECONDS": "3"}
+    ui = f"http://127.0.0.1:{env['LOCUST_PORT']}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "locustfiles.suite.run", "smoke"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert wait_until(lambda: get(ui + "/")[0] == 200, 90), "the web UI did not come up"
+        form = b"user_count=1&spawn_rate=1&host=" + env["LMS_URL"].encode()
+        started = urllib.request.urlopen(urllib.request.Request(ui + "/swarm", data=form), timeout=10)
+        assert json.loads(started.read())["success"]
+        assert wait_until(lambda: get(ui + "/suite/report")[0] == 200, 60), "no report after the shape ended"
+        status, body = get(ui + "/suite/report")
+        assert "verdict: PASS" in body and "2 users" in body
+    finally:
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=60)[0]
+    assert Path(output.strip().splitlines()[-1]).is_dir()
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode()
+    except OSError as exc:
+        return getattr(exc, "code", 0), ""
+
+
+def wait_until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.5)
+    return False

@@ -1,0 +1,63 @@
+"""The recorder: what workers send merges into the same steps as a single process records."""
+
+import random
+
+from locustfiles.suite import plan
+from locustfiles.suite.recorder import EXAMPLES, Recorder
+
+BASKET = "/api/commerce/v0/baskets/"
+
+
+def requests(seed=1, count=2000, t0=1000):
+    rng = random.Random(seed)
+    return [(t0 + rng.uniform(-2, 32), rng.uniform(5, 900), rng.random() > 0.05) for _ in range(count)]
+
+
+def test_worker_reports_merge_into_the_same_steps_as_one_process():
+    p = plan.from_env("ramp", {"USERS": "1 2 3", "STEP_SECONDS": "10"})
+    single = Recorder(p)
+    single.t0 = 1000
+    workers = [Recorder(p) for _ in range(3)]
+    master = Recorder(p)
+    master.t0 = 1000
+    for i, (start, rt, ok) in enumerate(requests()):
+        single.request(BASKET, start, rt, ok, 201 if ok else 500)
+        workers[i % 3].request(BASKET, start, rt, ok, 201 if ok else 500)
+        if i % 50 == 0:  # reports arrive while the run goes on
+            for worker in workers:
+                master.absorb(worker.drain())
+    for worker in workers:
+        master.absorb(worker.drain())
+    single.fold_local()
+    for index in range(3):
+        a, b = single.steps[index].endpoints[BASKET], master.steps[index].endpoints[BASKET]
+        assert a.histogram.counts == b.histogram.counts
+        assert (a.failures, a.statuses) == (b.failures, b.statuses)
+    assert single.outside_plan[BASKET].histogram.total == master.outside_plan[BASKET].histogram.total > 0
+
+
+def test_missed_arrivals_go_to_the_step_they_were_due_in():
+    p = plan.from_env("capacity", {"RPM": "60 120", "STEP_SECONDS": "10"})
+    recorder = Recorder(p)
+    recorder.t0 = 1000
+    recorder.missed([1001.5, 1012.5, 1013.5])
+    recorder.fold_local()
+    assert (recorder.steps[0].missed, recorder.steps[1].missed) == (1, 2)
+
+
+def test_a_worker_forgets_what_it_sent():
+    recorder = Recorder(plan.from_env("smoke", {}))
+    recorder.request(BASKET, 1000.2, 12.0, True, 201)
+    recorder.answered("100001")
+    first = recorder.drain()
+    assert first["answered"] == ["100001"] and first["seconds"]
+    assert recorder.drain() == {"seconds": {}, "missed": {}, "answered": [], "examples": {}}
+
+
+def test_failure_examples_are_capped():
+    recorder = Recorder(plan.from_env("smoke", {}))
+    for i in range(10):
+        recorder.example(BASKET, 503, f"busy {i}")
+    master = Recorder(recorder.plan)
+    master.absorb(recorder.drain())
+    assert master.examples == {f"{BASKET} 503": [f"busy {i}" for i in range(EXAMPLES)]}

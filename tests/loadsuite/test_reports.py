@@ -1,0 +1,164 @@
+"""Rows, verdict inputs, report files and comparisons, from synthetic runs (no Locust)."""
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from locustfiles.suite import compare, hosts, plan, report, results
+from locustfiles.suite.histogram import nearest_rank
+from locustfiles.suite.recorder import Recorder
+
+BASKET = results.ORDER_ENDPOINT
+
+
+def recorded(profile="ramp", env=None, seed=3, slow_after=None):
+    p = plan.from_env(profile, env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
+    recorder = Recorder(p)
+    recorder.t0 = 1000
+    rng = random.Random(seed)
+    raw = {}
+    for _ in range(3000):
+        start = 1000 + rng.uniform(0, p.seconds - 0.001)
+        rt = rng.uniform(20, 400) * (5 if slow_after and start - 1000 >= slow_after else 1)
+        ok = rng.random() > 0.02
+        recorder.request(BASKET, start, rt, ok, 201 if ok else 503)
+        raw.setdefault(p.step_index(start - 1000), []).append(round(rt))
+    recorder.fold_local()
+    return p, recorder, raw
+
+
+def test_step_rows_hold_exact_percentiles_and_rates():
+    p, recorder, raw = recorded()
+    rows = results.step_rows(p, recorder.steps, {})
+    for row in rows:
+        values = sorted(raw[row["index"]])
+        assert row["requests"] == len(values)
+        assert row["p95"] == nearest_rank(values, 95)
+        assert row["p100"] == max(values)
+        assert row["rps"] == pytest.approx(len(values) / 10, abs=0.01)
+        assert row["rpm"] == pytest.approx(len(values) * 6, abs=0.1)
+        assert row["failures"] == row["statuses"].get("503", 0)
+    overall = results.overall_row(p, recorder.steps)
+    assert overall["requests"] == 3000
+    assert overall["p50"] == nearest_rank(sorted(v for vs in raw.values() for v in vs), 50)
+
+
+def test_successes_count_2xx_answers_inside_and_outside_the_steps():
+    p, recorder, _ = recorded()
+    recorder.request(BASKET, 5000.0, 10, True, 201)  # after the plan
+    recorder.fold_local()
+    inside = sum(r["statuses"].get("201", 0) for r in results.step_rows(p, recorder.steps, {}))
+    assert results.successes(recorder.steps, recorder.outside_plan) == inside + 1
+
+
+def test_soak_trend_is_the_least_squares_slope():
+    rows = [{"index": i, "p95": 100 + 10 * i} for i in range(6)]
+    trend = results.soak_trend(rows)
+    assert trend["p95_ms_per_bucket"] == 10
+    assert (trend["p95_first"], trend["p95_last"], trend["p95_change_pct"]) == (100, 150, 50.0)
+    assert results.soak_trend(rows[:1])["p95_ms_per_bucket"] is None
+
+
+def summary_for(p, recorder, profile_extra=None):
+    rows = results.step_rows(
+        p,
+        recorder.steps,
+        {
+            i: {"cpu_percent": {"ecommerce": 50.0}, "rss_mb": {"ecommerce": 300.0}, "db": {"Com_commit": 10}}
+            for i in range(len(p.steps))
+        },
+    )
+    return {
+        "profile": p.profile,
+        "t0": 1000,
+        "started": "2026-01-01T00:00:00",
+        "finished": "2026-01-01T00:00:30",
+        "seconds": 30,
+        "config": {"order_counter": "events"},
+        "plan": p.as_dict(),
+        "steps": rows,
+        "overall": results.overall_row(p, recorder.steps),
+        "audit": {
+            "successes": 1,
+            "orders": 1,
+            "enrollments": 1,
+            "lost": 0,
+            "duplicates": 0,
+            "unanswered": 0,
+            "passed": True,
+        },
+        "db": {},
+        "sql": {"top": [], "no_index": []},
+        "error_examples": {f"{BASKET} 503": ['{"error": "pool_exhausted"}']},
+        "verdict": {
+            "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
+            "passed": True,
+            "reasons": [],
+        },
+        **(profile_extra or {}),
+    }
+
+
+def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
+    p, recorder, _ = recorded()
+    summary = summary_for(p, recorder)
+    report.write(summary, tmp_path)
+    for name in ("summary.json", "report.md", "report.html", "percentiles.png", "resources.png"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    text = (tmp_path / "report.md").read_text()
+    assert "| 2 users | 2 |" in text and "pool_exhausted" in text
+    assert f"| {summary['steps'][1]['p95']} |" in text
+    html = (tmp_path / "report.html").read_text()
+    assert "data:image/png;base64," in html and "<table>" in html
+    assert (
+        json.loads((tmp_path / "summary.json").read_text())["steps"][0]["p95"] == summary["steps"][0]["p95"]
+    )
+
+
+def test_capacity_and_soak_reports_get_their_plots(tmp_path):
+    p, recorder, _ = recorded("capacity", {"RPM": "600 1200 1800", "STEP_SECONDS": "10"})
+    report.write(summary_for(p, recorder, {"capacity_rpm": 1200}), tmp_path / "capacity")
+    assert (tmp_path / "capacity" / "capacity.png").exists()
+    assert "**1200 RPM**" in (tmp_path / "capacity" / "report.md").read_text()
+    p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12"})
+    rows_trend = {"trend": results.soak_trend(results.step_rows(p, recorder.steps, {}))}
+    report.write(summary_for(p, recorder, rows_trend), tmp_path / "soak")
+    assert (tmp_path / "soak" / "soak.png").exists()
+
+
+def test_compare_marks_only_differences_beyond_the_noise_floor():
+    p, recorder, _ = recorded(seed=3)
+    a = summary_for(p, recorder)
+    p, recorder, _ = recorded(seed=3, slow_after=20)  # the last step five times slower
+    b = summary_for(p, recorder, {"config": {"order_counter": "oscar"}})
+    result = compare.compare(a, b, noise_pct=10, noise_ms=5)
+    first, last = result["steps"][0], result["steps"][-1]
+    assert not any(first[k]["significant"] for k in compare.KEYS)
+    assert last["p95"]["significant"] and last["p95"]["pct"] > 100
+    assert last["p95"]["ms"] == last["p95"]["b"] - last["p95"]["a"]
+
+
+def test_compare_cli_writes_its_folder(tmp_path, monkeypatch, capsys):
+    p, recorder, _ = recorded()
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "summary.json").write_text(json.dumps(summary_for(p, recorder)))
+    monkeypatch.setenv("VAR_DIR", str(tmp_path))
+    assert compare.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    folder = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert {f.name for f in folder.iterdir()} == {"compare.json", "compare.md", "compare.html"}
+    assert "0 cells are" in (folder / "compare.md").read_text()
+    assert compare.main([str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
+
+
+def test_host_profiles_size_and_pin_ecommerce():
+    env, medium = hosts.environment("m3.medium", cores=2)
+    assert env["ECOMMERCE_WORKERS"] == "3" and env["ECOMMERCE_CPUS"] == "0"
+    env, xlarge = hosts.environment("m3.xlarge", cores=2)
+    assert env["ECOMMERCE_WORKERS"] == "9" and "ECOMMERCE_CPUS" not in env
+    assert xlarge["note"] == "not pinned: this machine has 2 cores, the profile 4"
+    assert hosts.environment("", cores=2) == ({}, {"name": None})
+    with pytest.raises(ValueError):
+        hosts.environment("t2.micro")
