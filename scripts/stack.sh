@@ -94,6 +94,17 @@ start_rollup() {
   say "rollup: folding purchase counts every ${ROLLUP_INTERVAL:-1} s (pid $!)"
 }
 
+# The settings the services run with, for the load suite (it restarts them when they differ
+# from the run's, and records them in its report).
+SERVICE_SETTINGS=(ECOMMERCE_WORKER_CLASS ECOMMERCE_WORKERS LMS_WORKER_CLASS LMS_WORKERS
+  MYSQL_DRIVER ECOMMERCE_MYSQL_DRIVER LMS_MYSQL_DRIVER DB_POOL ECOMMERCE_DB_POOL LMS_DB_POOL
+  DB_POOL_SIZE DB_POOL_TIMEOUT ORDER_COUNTER ECOMMERCE_CPUS LMS_ENROLLMENT_TIMEOUT
+  LMS_FAULT_LATENCY_MS LMS_FAULT_JITTER_MS LMS_FAULT_ERROR_RATE CATALOG_COURSES)
+record_settings() {
+  local name
+  for name in "${SERVICE_SETTINGS[@]}"; do printf '%s=%s\n' "$name" "${!name:-}"; done >"$RUN_DIR/stack.env"
+}
+
 stop_services() {
   stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
   stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
@@ -126,6 +137,7 @@ case ${1:-} in
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
     start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
     start_rollup
+    record_settings
     urls
     ;;
   down)
@@ -139,6 +151,7 @@ case ${1:-} in
     start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
     start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
     start_rollup
+    record_settings
     ;;
   status)
     for name in lms_stub ecommerce rollup; do

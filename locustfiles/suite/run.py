@@ -33,23 +33,21 @@ def stack(command: str, env: dict) -> None:
         raise SystemExit(f"scripts/stack.sh {command} failed")
 
 
-def service_config(env: dict, host: dict) -> dict:
-    """What the report records about the configuration under test."""
-    keys = (
-        "ECOMMERCE_WORKER_CLASS",
-        "ECOMMERCE_WORKERS",
-        "MYSQL_DRIVER",
-        "ECOMMERCE_MYSQL_DRIVER",
-        "DB_POOL",
-        "DB_POOL_SIZE",
-        "ORDER_COUNTER",
-        "COURSES",
-        "LMS_FAULT_LATENCY_MS",
-    )
-    config = {key.lower(): env[key] for key in keys if env.get(key)}
+def running_settings(var_dir: Path) -> dict[str, str]:
+    """The settings the running services were started with (scripts/stack.sh records them)."""
+    path = var_dir / "run" / "stack.env"
+    if not path.exists():
+        return {}
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
+def service_config(running: dict, host: dict) -> dict:
+    """What the report records about the configuration under test: the services' settings
+    that were set (the rest are the defaults of README.md), and the learners' course choice."""
+    config = {key.lower(): value for key, value in running.items() if value}
     config.setdefault("ecommerce_worker_class", "gevent")
     config.setdefault("order_counter", "events")
-    config.setdefault("courses", env.get("CATALOG_COURSES", "100"))
+    config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or "100"
     config["host_profile"] = host.get("name") or "this machine"
     if host.get("name"):
         config["host_vcpus"] = host["vcpus"]
@@ -76,14 +74,17 @@ def main(argv: list[str]) -> int:
         return 2
 
     stack("up", env)
-    if host_env:
-        stack("restart", env)  # apply the instance sizing to the running services
-
     var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
+    running = running_settings(var_dir)
+    wanted = {name: env.get(name, "") for name in running}
+    if not running or running != wanted:  # the services run with other settings than asked for
+        stack("restart", env)
+        running = running_settings(var_dir)
+
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = var_dir / "runs" / f"{stamp}-{profile}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    env["SUITE_CONFIG"] = json.dumps(service_config(env, host))
+    env["SUITE_CONFIG"] = json.dumps(service_config(running, host))
 
     workers = int(env.get("WORKERS") or 0)
     ui = env.get("UI", "") not in ("", "0", "false")
