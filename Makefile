@@ -3,11 +3,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test bench smoke ramp rpm capacity soak compare lint format freeze clean
+.PHONY: help bootstrap up down status run test bench smoke ramp rpm capacity soak chaos compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
 export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX READ_WEIGHT NOISE_PCT NOISE_MS
+export FAULTS PHASE_SECONDS FAULT_SECONDS
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -50,6 +51,9 @@ capacity:  ## RPM steps rising until a threshold breaks; reports the highest RPM
 
 soak:  ## RPM (1038) for HOURS (64) in BUCKET_SECONDS (3600) buckets, with the p95 trend
 	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run soak
+
+chaos:  ## each fault of FAULTS under RPM (300), PHASE_SECONDS (30) each; fails if anything is lost
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run chaos
 
 compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }

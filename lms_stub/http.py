@@ -64,3 +64,25 @@ def require_api_key(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that cannot reach the database (MariaDB restarting, the pool exhausted) answers
+    503 in the JSON error shape with Retry-After, not a bare 500: the caller may retry."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import InterfaceError, OperationalError
+
+        from ecommerce.dbpool import PoolExhausted
+
+        if isinstance(exception, (OperationalError, InterfaceError, PoolExhausted)):
+            response = error(503, "database_unavailable", "The database cannot be reached; retry shortly.")
+            response["Retry-After"] = "1"
+            return response
+        return None

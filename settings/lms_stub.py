@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "lms_stub.http.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "lms_stub.urls"

@@ -65,12 +65,32 @@ def order(request, number: str):
         return error(
             502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
         )
+    return _read_answer(response)
+
+
+def _read_answer(response):
+    """ecommerce's answer to an order read: the order or its 404 as they are, a 503 as a 503
+    (the caller may retry), anything else as a 502."""
     if response.status_code in (200, 404):
         try:
             return JsonResponse(response.json(), status=response.status_code)
         except ValueError:
             pass
+    if response.status_code == 503:
+        return _unavailable(response)
     return error(502, "ecommerce_error", f"ecommerce answered {response.status_code}.")
+
+
+def _unavailable(response):
+    try:
+        detail = response.json()
+    except ValueError:
+        detail = {"status": 503}
+    answer = error(
+        503, "ecommerce_unavailable", "ecommerce is overloaded or restarting; retry later.", ecommerce=detail
+    )
+    answer["Retry-After"] = response.headers.get("Retry-After", "1")
+    return answer
 
 
 def _answer(response, course_id: str):
@@ -98,9 +118,7 @@ def _answer(response, course_id: str):
             409, "already_purchased", "This seat was already bought.", course_id=course_id, ecommerce=detail
         )
     if status == 503:
-        resp = error(503, "ecommerce_unavailable", "ecommerce is overloaded; retry later.", ecommerce=detail)
-        resp["Retry-After"] = response.headers.get("Retry-After", "1")
-        return resp
+        return _unavailable(response)
     return error(
         502, "ecommerce_error", f"ecommerce answered {status}.", course_id=course_id, ecommerce=detail
     )

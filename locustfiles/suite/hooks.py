@@ -23,7 +23,7 @@ import psutil
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
-from locustfiles.suite import audit, report, results, thresholds
+from locustfiles.suite import audit, chaos, report, results, thresholds
 from locustfiles.suite import plan as plans
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -36,6 +36,7 @@ DEFAULT_THRESHOLDS = {
     "rpm": "p95<460 errors<0.01 missed<0.01",
     "capacity": "p95<460 errors<0.01 missed<0.01",
     "soak": "p95<460 errors<0.01 missed<0.01",
+    "chaos": "",  # judged by each fault's expected outcome and the audit
 }
 
 
@@ -60,6 +61,7 @@ class State:
         self.broken_step: int | None = None
         self.request_log = None
         self.stopping = False
+        self.chaos_events: dict[int, chaos.Event] = {}
 
     @property
     def keeps_results(self) -> bool:
@@ -199,6 +201,9 @@ def _on_test_start(environment, **_):
         logger.error("could not read the database before the run: %s", exc)
         STATE.marks = None
     STATE.greenlets = [gevent.spawn(_sample_steps), gevent.spawn(_guard_memory, environment)]
+    STATE.chaos_events = {}
+    if STATE.plan.profile == "chaos":
+        STATE.greenlets.append(gevent.spawn(chaos.drive, STATE.plan, STATE.t0, STATE.chaos_events))
     if not isinstance(runner, MasterRunner):
         STATE.greenlets.append(gevent.spawn(_fold_local_forever))
 
@@ -287,6 +292,7 @@ def finish(environment) -> dict:
         ran = ran[: STATE.broken_step + 1]
     overall = results.overall_row(plan, recorder.steps)
     successes = results.successes(recorder.steps, recorder.outside_plan)
+    retried = _chaos_aftermath() if plan.profile == "chaos" else None
     if STATE.marks is not None:
         try:
             audit_result = audit.audit(STATE.run_dir, STATE.marks, successes)
@@ -311,9 +317,34 @@ def finish(environment) -> dict:
         "sql": digest_report(STATE.digests_before, STATE.sampler.digests()) if STATE.digests_before else {},
     }
     summary["config"]["locust_workers"] = STATE.workers if isinstance(environment.runner, MasterRunner) else 0
+    if plan.profile == "chaos":
+        summary["retry_fulfillment"] = retried
+        summary["reliability"] = _reliability(ran)
     summary["verdict"] = verdict(summary)
     STATE.sampler.close()
     return summary
+
+
+def _chaos_aftermath() -> dict:
+    """Undo a fault the driver could not finish (a run stopped early), then retry every order
+    the faults left unfulfilled, as an operator would."""
+    if any(event.ended is None for event in STATE.chaos_events.values()):
+        chaos.clear_all()
+    return chaos.retry_all()
+
+
+def _reliability(rows: list[dict]) -> list[dict]:
+    plan, t0 = STATE.plan, STATE.t0
+
+    def step_of(second: int) -> int | None:
+        return plan.step_index(second - t0)
+
+    try:
+        per_step = audit.by_step(STATE.run_dir, STATE.marks, step_of) if STATE.marks else {}
+    except Exception as exc:
+        logger.error("could not audit the steps: %s", exc)
+        per_step = {row["index"]: {"lost": None, "duplicates": None, "partial": None} for row in rows}
+    return chaos.reliability_rows(rows, STATE.chaos_events, per_step, t0)
 
 
 def _db_totals(rows: list[dict]) -> dict:
@@ -365,6 +396,15 @@ def verdict(summary: dict) -> dict:
             reasons.append("thresholds failed: " + ", ".join(c["threshold"] for c in checks if not c["ok"]))
     if profile == "soak":
         summary["trend"] = results.soak_trend(summary["steps"])
+    if profile == "chaos":
+        reasons += [
+            f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"])
+            for row in summary["reliability"]
+            if not row["passed"]
+        ]
+        unfinished = {k: v for k, v in audit_result.get("orders_by_status", {}).items() if k != "Complete"}
+        if unfinished:
+            reasons.append(f"orders not Complete after retry_fulfillment --all: {unfinished}")
     return {"thresholds": checks, "passed": not reasons, "reasons": reasons}
 
 

@@ -2,7 +2,7 @@
 arrival is due.
 
 Closed model (ramp, smoke): each step holds a number of users that repeat the journey with a
-think time. Open model (rpm, capacity, soak): each step has a target rate; arrivals are
+think time. Open model (rpm, capacity, soak, chaos): each step has a target rate; arrivals are
 scheduled against absolute time, evenly within a step, whatever the service does. An arrival
 no free user could start within MISS_TOLERANCE seconds of its time is counted as missed and
 skipped, never made up later (that would hide the slowdown: coordinated omission).
@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass
 
 MISS_TOLERANCE = 1.0
-PROFILES = ("ramp", "rpm", "capacity", "soak", "smoke")
+PROFILES = ("ramp", "rpm", "capacity", "soak", "smoke", "chaos")
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class Step:
     seconds: int
     users: int | None = None  # closed model
     target_rpm: float | None = None  # open model
+    fault: str | None = None  # chaos: the fault injected during this step
 
     @property
     def end(self) -> int:
@@ -106,6 +107,8 @@ def build(
     rpm_start: float = 300,
     rpm_step: float = 300,
     rpm_max: float = 6000,
+    faults: str = "",
+    phase_seconds: int = 30,
 ) -> Plan:
     """The plan of a profile from its parameters (the make variables of the same names)."""
     if profile not in PROFILES:
@@ -136,6 +139,22 @@ def build(
         # A step is judged once its slowest requests have had time to end and be reported.
         grace = min(6, max(2, step_seconds // 2))
         return Plan(profile, steps, open_model=True, users=users_for(max(targets)), grace=grace)
+    if profile == "chaos":
+        from locustfiles.suite.chaos import FAULTS, users_budget_seconds
+
+        names = (faults or " ".join(FAULTS)).replace(",", " ").split()
+        unknown = [n for n in names if n not in FAULTS]
+        if unknown:
+            raise ValueError(f"unknown fault {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        phase_seconds = int(phase_seconds)
+        if phase_seconds < 8:
+            raise ValueError("PHASE_SECONDS must be at least 8 (before, during and after a fault)")
+        target = _numbers(rpm)[0]
+        steps = [
+            Step(i, i * phase_seconds, phase_seconds, target_rpm=target, fault=name)
+            for i, name in enumerate(names)
+        ]
+        return Plan("chaos", steps, open_model=True, users=users_for(target, users_budget_seconds()))
     # soak: buckets of bucket_seconds at one rate
     target = _numbers(rpm)[0]
     total = int(round(float(hours) * 3600))
@@ -178,18 +197,21 @@ class ArrivalClock:
 
 def from_env(profile: str, env) -> Plan:
     """The plan of ``profile`` from the make variables (USERS, STEP_SECONDS, RPM, DURATION,
-    HOURS, BUCKET_SECONDS, RPM_START, RPM_STEP, RPM_MAX), with each profile's defaults."""
+    HOURS, BUCKET_SECONDS, RPM_START, RPM_STEP, RPM_MAX, FAULTS, PHASE_SECONDS), with each
+    profile's defaults."""
     defaults = {"ramp": ("1 2 3 4 5 6 7 8 9 10", 60), "smoke": ("2", 5)}
     users, step_seconds = defaults.get(profile, ("1", 60))
     return build(
         profile,
         users=env.get("USERS") or users,
         step_seconds=int(env.get("STEP_SECONDS") or step_seconds),
-        rpm=env.get("RPM") or ("1038" if profile == "soak" else "" if profile == "capacity" else "78"),
+        rpm=env.get("RPM") or {"soak": "1038", "capacity": "", "chaos": "300"}.get(profile, "78"),
         duration=int(env.get("DURATION") or 600),
         hours=float(env.get("HOURS") or 64),
         bucket_seconds=int(env.get("BUCKET_SECONDS") or 3600),
         rpm_start=float(env.get("RPM_START") or 300),
         rpm_step=float(env.get("RPM_STEP") or 300),
         rpm_max=float(env.get("RPM_MAX") or 6000),
+        faults=env.get("FAULTS") or "",
+        phase_seconds=int(env.get("PHASE_SECONDS") or 30),
     )

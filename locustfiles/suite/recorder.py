@@ -16,6 +16,7 @@ from locustfiles.suite.histogram import Histogram, to_ms
 from locustfiles.suite.plan import Plan
 
 SUCCESS_FOR_AUDIT = (200, 201, 202)
+DEGRADED_STATUS = 202  # the order is placed, its enrollment failed (to be retried)
 EXAMPLES = 3
 
 
@@ -58,6 +59,14 @@ class StepStats:
     def __init__(self):
         self.endpoints: dict[str, EndpointStats] = defaultdict(EndpointStats)
         self.missed = 0
+        # The first and last whole seconds in which a request failed or an order was answered
+        # without its enrollment (202): how long a fault disturbed the learners.
+        self.degraded_from: int | None = None
+        self.degraded_to: int | None = None
+
+    def note_degraded(self, second: int) -> None:
+        self.degraded_from = second if self.degraded_from is None else min(self.degraded_from, second)
+        self.degraded_to = second if self.degraded_to is None else max(self.degraded_to, second)
 
 
 class Recorder:
@@ -90,8 +99,9 @@ class Recorder:
         for due in due_times:
             self._missed[math.floor(due)] += 1
 
-    def answered(self, order_number: str) -> None:
-        self._answered.append(str(order_number))
+    def answered(self, order_number: str, start_time: float) -> None:
+        """An order number answered 2xx, with the second its request started in."""
+        self._answered.append(f"{order_number} {math.floor(start_time)}")
 
     def drain(self) -> dict:
         """What a worker sends to the master with its next report; forgotten here."""
@@ -120,8 +130,10 @@ class Recorder:
                 incoming = EndpointStats.from_dict(stats)
                 if step is None:
                     self.outside_plan[name].merge(incoming)
-                else:
-                    self.steps[step].endpoints[name].merge(incoming)
+                    continue
+                self.steps[step].endpoints[name].merge(incoming)
+                if incoming.failures or incoming.statuses.get(DEGRADED_STATUS):
+                    self.steps[step].note_degraded(int(second))
         for kind, texts in data.get("examples", {}).items():
             kept = self.examples.setdefault(kind, [])
             kept.extend(texts[: max(0, EXAMPLES - len(kept))])

@@ -22,11 +22,65 @@ PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
 
 
 def step_label(row: dict, profile: str) -> str:
+    if row.get("fault"):
+        return row["fault"]
     if row.get("users") is not None:
         return f"{row['users']} users"
     if profile == "soak":
         return f"bucket {row['index'] + 1}"
     return f"{row['target_rpm']:g} RPM"
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{status}×{n}" for status, n in sorted(counts.items())) or "–"
+
+
+def reliability_sections(summary: dict) -> list[tuple[str, str, object]]:
+    """The chaos profile's table: one row per fault, then each fault's checks."""
+    rows = summary["reliability"]
+    table = [
+        [
+            row["fault"],
+            row["requests"],
+            _counts(row["orders_answered"]),
+            _counts(row["errors_by_status"]),
+            row["lost"],
+            row["duplicates"],
+            row["partial"],
+            row["recovery_seconds"],
+            "pass" if row["passed"] else "FAIL",
+        ]
+        for row in rows
+    ]
+    headers = [
+        "fault",
+        "order requests",
+        "orders answered",
+        "errors by status (all endpoints)",
+        "lost",
+        "duplicates",
+        "partial",
+        "time to recover (s)",
+        "outcome",
+    ]
+    retried = summary.get("retry_fulfillment") or {}
+    note = (
+        "Time to recover: from the end of the fault to the end of the last second in which a "
+        "request failed or an order was answered 202 (placed, enrollment to be retried); – if "
+        "the step ended still disturbed. After the run `retry_fulfillment --all` said: "
+        f"{retried.get('summary', '–')}; orders by status after it: "
+        f"{_counts(summary['audit'].get('orders_by_status', {}))}."
+    )
+    checks = [
+        [row["fault"], check["check"], "ok" if check["ok"] else "FAILED", check["detail"][:200]]
+        for row in rows
+        for check in row["checks"]
+    ]
+    return [
+        ("Reliability (one row per fault)", "table", (headers, table)),
+        ("How the reliability table is read", "text", note),
+        ("Expected outcomes, checked", "table", (["fault", "check", "result", "detail"], checks)),
+    ]
 
 
 def _fmt(value) -> str:
@@ -62,7 +116,20 @@ def sections(summary: dict) -> list[tuple[str, str, object]]:
             f"({_fmt(trend.get('p95_first'))} → {_fmt(trend.get('p95_last'))} ms, "
             f"{_fmt(trend.get('p95_change_pct'))} %)."
         )
+        growth = trend.get("rss_after_warm_up") or {}
+        if growth:
+            lines.append(
+                f"Memory after the first {trend.get('warm_up_buckets', 1)} bucket(s), peak RSS per bucket: "
+                + ", ".join(
+                    f"{group} {_fmt(g['mb_per_bucket'])} MB/bucket "
+                    f"({_fmt(g['first_mb'])} → {_fmt(g['last_mb'])} MB)"
+                    for group, g in growth.items()
+                )
+                + "."
+            )
     out.append(("Summary", "text", "\n\n".join(lines)))
+    if "reliability" in summary:
+        out += reliability_sections(summary)
 
     headers = [
         "step",

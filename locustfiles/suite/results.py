@@ -35,14 +35,18 @@ def step_rows(plan: Plan, steps: dict[int, StepStats], readings: dict[int, dict]
         order = stats.endpoints.get(ORDER_ENDPOINT, EndpointStats())
         row = {
             "index": step.index,
+            "start": step.start,
             "users": step.users,
             "target_rpm": step.target_rpm,
+            "fault": step.fault,
             "seconds": step.seconds,
             **_row(order, step.seconds, step.arrivals, stats.missed),
             "endpoints": {
                 name: _row(endpoint, step.seconds, 0, 0) for name, endpoint in sorted(stats.endpoints.items())
             },
         }
+        if stats.degraded_from is not None:
+            row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
         row.update(readings.get(step.index, {}))
         rows.append(row)
     return rows
@@ -75,22 +79,48 @@ def successes(steps: dict[int, StepStats], outside_plan: dict[str, EndpointStats
     )
 
 
-def soak_trend(rows: list[dict]) -> dict:
-    """How p95 moved across the buckets: least-squares slope (ms per bucket), first and last."""
-    points = [(r["index"], r["p95"]) for r in rows if r.get("p95") is not None]
+def _slope(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of (x, y) points."""
     if len(points) < 2:
-        return {"buckets": len(points), "p95_ms_per_bucket": None, "p95_change_pct": None}
+        return None
     n = len(points)
     mean_x = sum(x for x, _ in points) / n
     mean_y = sum(y for _, y in points) / n
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else None
+
+
+def soak_trend(rows: list[dict], warm_up_buckets: int = 1) -> dict:
+    """How the soak moved across its buckets: the p95 least-squares slope (ms per bucket),
+    first and last; and the memory growth of every process group (MB of peak RSS per bucket)
+    after the first ``warm_up_buckets``, when caches and pools have filled."""
+    points = [(r["index"], r["p95"]) for r in rows if r.get("p95") is not None]
+    if len(points) < 2:
+        return {"buckets": len(points), "p95_ms_per_bucket": None, "p95_change_pct": None}
     first, last = points[0][1], points[-1][1]
+    warm = rows[warm_up_buckets:] if len(rows) > warm_up_buckets + 1 else rows
+    groups = sorted({g for r in warm for g in r.get("rss_mb", {})})
+    rss = {}
+    for group in groups:
+        series = [
+            (r["index"], r["rss_mb"][group]) for r in warm if r.get("rss_mb", {}).get(group) is not None
+        ]
+        slope = _slope(series)
+        if slope is not None:
+            rss[group] = {
+                "mb_per_bucket": round(slope, 2),
+                "first_mb": series[0][1],
+                "last_mb": series[-1][1],
+            }
+    slope = _slope(points)
     return {
-        "buckets": n,
-        "p95_ms_per_bucket": round(slope, 2),
+        "buckets": len(points),
+        "p95_ms_per_bucket": round(slope, 2) if slope is not None else None,
         "p95_first": first,
         "p95_last": last,
         "p95_change_pct": round(100 * (last - first) / first, 1) if first else None,
+        "rss_after_warm_up": rss,
+        "warm_up_buckets": warm_up_buckets,
     }
 
 

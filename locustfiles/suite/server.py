@@ -142,6 +142,7 @@ class ServerSampler:
                 )
                 rows = cursor.fetchall()
         except pymysql.Error:
+            self._conn = None  # reconnect next time (MariaDB may have restarted)
             return {}
         return {
             f"{schema}:{digest}": {

@@ -32,3 +32,18 @@ def test_the_learner_stays_logged_in_for_later_requests(client):
 def test_learners_have_no_usable_password(client):
     name = client.get("/auto_auth").json()["username"]
     assert not get_user_model().objects.get(username=name).has_usable_password()
+
+
+def test_a_database_that_cannot_be_reached_is_a_json_503(client, monkeypatch):
+    """What a learner sees while MariaDB restarts (the chaos run does it for real)."""
+    from django.contrib.auth import get_user_model
+    from django.db import OperationalError
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError(2003, "Can't connect to MySQL server on '127.0.0.1'")
+
+    monkeypatch.setattr(get_user_model(), "save", unreachable)
+    response = client.get("/auto_auth")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "1"
+    assert response.json()["error"] == "database_unavailable"

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from ecommerce.courses.definition import seat
-from lms_stub.commerce.views import _answer
+from lms_stub.commerce.views import _answer, _read_answer
 from lms_stub.enrollment.models import Enrollment
 from tests.support.servers import free_port
 
@@ -133,3 +133,21 @@ def test_reading_an_order_while_ecommerce_is_unreachable_is_502(csrf_client, lea
     response = csrf_client.get("/api/commerce/v1/orders/100001/")
     assert response.status_code == 502
     assert response.json()["error"] == "ecommerce_unreachable"
+
+
+@pytest.mark.parametrize(
+    "status, body, expected_status, expected_error",
+    [
+        (200, ORDER, 200, None),
+        (404, {"error": "not_found"}, 404, "not_found"),
+        (503, {"error": "database_unavailable"}, 503, "ecommerce_unavailable"),
+        (500, "<html>oops</html>", 502, "ecommerce_error"),
+        (200, "not json", 502, "ecommerce_error"),
+    ],
+)
+def test_every_answer_to_an_order_read_is_mapped(status, body, expected_status, expected_error):
+    answer = _read_answer(fake_response(status, body, {"Retry-After": "1"}))
+    assert answer.status_code == expected_status
+    assert json.loads(answer.content).get("error") == expected_error
+    if expected_status == 503:
+        assert answer["Retry-After"] == "1"

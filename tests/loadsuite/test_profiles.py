@@ -218,6 +218,31 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
     assert Path(output.strip().splitlines()[-1]).is_dir()
 
 
+def test_chaos_every_fault_under_load_loses_nothing(stack_env):
+    """The short form of `make chaos`: every fault, 16 s each, the LMS timeout shortened to 2 s
+    (the services restart with it). Last in this file: it restarts MariaDB and kills a worker."""
+    code, folder, summary = run(
+        stack_env, "chaos", RPM=120, PHASE_SECONDS=16, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
+    )
+    reliability = {row["fault"]: row for row in summary["reliability"]}
+    assert list(reliability) == ["lms_down", "lms_slow", "db_restart", "worker_kill", "duplicates"]
+    failed = {
+        f: [c for c in row["checks"] if not c["ok"]] for f, row in reliability.items() if not row["passed"]
+    }
+    assert not failed, failed
+    assert code == 0, summary["verdict"]
+    for row in reliability.values():
+        assert (row["lost"], row["duplicates"], row["partial"]) == (0, 0, 0)
+    # The outage and the slow LMS left orders in Fulfillment Error; the retry completed them all.
+    assert reliability["lms_down"]["orders_answered"].get("202", 0) > 0
+    assert summary["audit"]["orders_by_status"].keys() == {"Complete"}
+    assert summary["audit"]["enrollments_missing"] == 0
+    assert reliability["worker_kill"]["detail"]["replaced"]
+    assert reliability["duplicates"]["detail"]["same_key"]["orders"] == 1
+    text = (folder / "report.md").read_text()
+    assert "## Reliability (one row per fault)" in text and "| db_restart |" in text
+
+
 def get(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:

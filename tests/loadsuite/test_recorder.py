@@ -48,9 +48,9 @@ def test_missed_arrivals_go_to_the_step_they_were_due_in():
 def test_a_worker_forgets_what_it_sent():
     recorder = Recorder(plan.from_env("smoke", {}))
     recorder.request(BASKET, 1000.2, 12.0, True, 201)
-    recorder.answered("100001")
+    recorder.answered("100001", 1000.2)
     first = recorder.drain()
-    assert first["answered"] == ["100001"] and first["seconds"]
+    assert first["answered"] == ["100001 1000"] and first["seconds"]
     assert recorder.drain() == {"seconds": {}, "missed": {}, "answered": [], "examples": {}}
 
 
@@ -61,3 +61,17 @@ def test_failure_examples_are_capped():
     master = Recorder(recorder.plan)
     master.absorb(recorder.drain())
     assert master.examples == {f"{BASKET} 503": [f"busy {i}" for i in range(EXAMPLES)]}
+
+
+def test_a_step_notes_the_seconds_it_was_disturbed():
+    p = plan.from_env("chaos", {"FAULTS": "lms_down worker_kill", "PHASE_SECONDS": "10"})
+    recorder = Recorder(p)
+    recorder.t0 = 1000
+    recorder.request(BASKET, 1001.5, 30.0, True, 201)
+    recorder.request(BASKET, 1003.2, 30.0, True, 202)  # placed, enrollment failed
+    recorder.request(BASKET, 1005.9, 30.0, True, 202)
+    recorder.request(BASKET, 1006.1, 30.0, True, 201)
+    recorder.request("/auto_auth", 1014.0, 3.0, False, 503)
+    recorder.fold_local()
+    assert (recorder.steps[0].degraded_from, recorder.steps[0].degraded_to) == (1003, 1005)
+    assert (recorder.steps[1].degraded_from, recorder.steps[1].degraded_to) == (1014, 1014)

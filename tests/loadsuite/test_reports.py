@@ -61,6 +61,22 @@ def test_soak_trend_is_the_least_squares_slope():
     assert results.soak_trend(rows[:1])["p95_ms_per_bucket"] is None
 
 
+def test_soak_memory_growth_is_measured_after_the_warm_up_bucket():
+    # The first bucket fills caches and pools (+80 MB); then ecommerce grows 0.5 MB a bucket
+    # and lms_stub not at all.
+    rows = [
+        {
+            "index": i,
+            "p95": 40,
+            "rss_mb": {"ecommerce": (300 if i == 0 else 380 + 0.5 * i), "lms_stub": 200.0},
+        }
+        for i in range(6)
+    ]
+    growth = results.soak_trend(rows)["rss_after_warm_up"]
+    assert growth["ecommerce"] == {"mb_per_bucket": 0.5, "first_mb": 380.5, "last_mb": 382.5}
+    assert growth["lms_stub"]["mb_per_bucket"] == 0
+
+
 def summary_for(p, recorder, profile_extra=None):
     rows = results.step_rows(
         p,

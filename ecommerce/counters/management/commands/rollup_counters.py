@@ -1,8 +1,9 @@
+import logging
 import signal
 import time
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from ecommerce.counters.rollup import fold, fold_all
 
@@ -27,8 +28,25 @@ class Command(BaseCommand):
             signal.signal(sig, lambda *_: stopping.append(True))
         self.stdout.write(f"folding purchase events every {interval:g} s")
         while not stopping:
-            close_old_connections()
-            folded = fold(batch)
-            if folded < batch:
+            folded = fold_round(batch)
+            if folded is None or folded < batch:
                 time.sleep(interval)
         self.stdout.write(f"stopped; folded the last {fold_all(batch)} events")
+
+
+logger = logging.getLogger(__name__)
+
+
+def fold_round(batch: int) -> int | None:
+    """One round of the loop: the events folded, or None when the database could not be
+    reached (MariaDB restarting); the loop keeps going and the events wait for the next round."""
+    close_old_connections()
+    try:
+        return fold(batch)
+    except (OperationalError, InterfaceError) as exc:
+        logger.warning("rollup: database unavailable, retrying: %s", exc)
+        try:  # a fresh connection next round
+            connection.close()
+        except (OperationalError, InterfaceError):
+            pass
+        return None

@@ -1,0 +1,194 @@
+"""The chaos profile's parts that need no stack: its plan, the recovery time, each fault's
+expected outcome, and the audit's partial orders."""
+
+import datetime
+
+import pytest
+
+from locustfiles.suite import audit, chaos, plan, report
+from locustfiles.suite.chaos import Event
+
+
+def test_one_step_per_fault_in_the_order_given():
+    p = plan.from_env("chaos", {"FAULTS": "db_restart lms_down", "PHASE_SECONDS": "20", "RPM": "120"})
+    assert [(s.start, s.seconds, s.fault, s.target_rpm) for s in p.steps] == [
+        (0, 20, "db_restart", 120),
+        (20, 20, "lms_down", 120),
+    ]
+    assert p.open_model
+
+
+def test_every_fault_by_default_at_300_rpm():
+    p = plan.from_env("chaos", {})
+    assert [s.fault for s in p.steps] == list(chaos.FAULTS)
+    assert {s.target_rpm for s in p.steps} == {300}
+
+
+def test_enough_users_for_arrivals_while_the_lms_is_slower_than_the_timeout(monkeypatch):
+    monkeypatch.setenv("LMS_ENROLLMENT_TIMEOUT", "7")
+    p = plan.from_env("chaos", {"RPM": "300"})
+    # 5 arrivals a second, each may take the timeout plus slack: at least 5 * 12 users.
+    assert p.users >= 60
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [({"FAULTS": "lms_down meteor"}, "unknown fault meteor"), ({"PHASE_SECONDS": "5"}, "at least 8")],
+)
+def test_bad_chaos_sizes_are_refused(env, message):
+    with pytest.raises(ValueError, match=message):
+        plan.from_env("chaos", env)
+
+
+def test_the_fault_sits_inside_its_step_with_time_to_recover(monkeypatch):
+    monkeypatch.delenv("FAULT_SECONDS", raising=False)
+    assert chaos.fault_window(30) == (6, 7)
+    assert chaos.fault_window(10) == (2, 2)
+    monkeypatch.setenv("FAULT_SECONDS", "100")
+    lead, length = chaos.fault_window(20)
+    assert lead + length <= 20 - 2
+
+
+def row(index=0, start=0, seconds=20, **extra):
+    return {
+        "index": index,
+        "start": start,
+        "seconds": seconds,
+        "requests": 10,
+        "statuses": {"201": 10},
+        **extra,
+    }
+
+
+def test_recovery_counts_from_the_end_of_the_fault():
+    t0 = 1000.0
+    event = Event("db_restart", started=1004.0, ended=1008.5)
+    assert chaos.recovery_seconds(row(degraded_from=1004, degraded_until=1011), event, t0) == 2.5
+    assert chaos.recovery_seconds(row(), event, t0) == 0.0  # never disturbed
+    assert chaos.recovery_seconds(row(degraded_from=1004, degraded_until=1008), event, t0) == 0.0
+    # still disturbed when the step ended: not recovered
+    assert chaos.recovery_seconds(row(degraded_from=1004, degraded_until=1019), event, t0) is None
+    assert chaos.recovery_seconds(row(), Event("db_restart"), t0) is None  # never ran
+
+
+def outcome(checks):
+    return {c["check"]: c["ok"] for c in checks}
+
+
+def test_a_lost_order_fails_whatever_the_fault():
+    event = Event("lms_down", started=1.0, ended=2.0)
+    result = outcome(chaos.checks(row(statuses={"202": 3}), event, {"lost": 1}, 0.0))
+    assert result["nothing lost"] is False
+    assert result["no duplicate order"] and result["no partial order"]
+
+
+def test_the_lms_down_outcome():
+    event = Event("lms_down", started=1.0, ended=2.0)
+    reads = {"/api/commerce/v1/orders/[number]/": {"failures": 0, "statuses": {"200": 4}}}
+    good = row(statuses={"201": 5, "202": 5}, endpoints=reads)
+    assert all(c["ok"] for c in chaos.checks(good, event, {}, 0.0))
+    no_202 = row(statuses={"201": 10}, endpoints=reads)
+    assert not outcome(chaos.checks(no_202, event, {}, 0.0))[
+        "orders placed in the outage answered 202 (Fulfillment Error)"
+    ]
+    failing_reads = row(
+        statuses={"202": 5},
+        endpoints={"/api/commerce/v1/orders/[number]/": {"failures": 2, "statuses": {"502": 2}}},
+    )
+    assert not outcome(chaos.checks(failing_reads, event, {}, 0.0))[
+        "other endpoints kept answering (order reads)"
+    ]
+
+
+def test_the_lms_slow_outcome_bounds_every_order_request(monkeypatch):
+    monkeypatch.setenv("LMS_ENROLLMENT_TIMEOUT", "2")
+    event = Event("lms_slow", started=1.0, ended=2.0)
+    within = row(statuses={"202": 4}, p100=4900)
+    late = row(statuses={"202": 4}, p100=5200)
+    name = "order requests ended within the timeout (+3 s)"
+    assert outcome(chaos.checks(within, event, {}, 1.0))[name]
+    assert not outcome(chaos.checks(late, event, {}, 1.0))[name]
+
+
+def test_the_db_restart_outcome_allows_only_503s():
+    event = Event("db_restart", started=1.0, ended=5.0, detail={"rollup_alive": True})
+    only_503 = row(endpoints={"/auto_auth": {"statuses": {"201": 3, "503": 4}}})
+    a_500 = row(endpoints={"/auto_auth": {"statuses": {"201": 3, "500": 1}}})
+    assert all(c["ok"] for c in chaos.checks(only_503, event, {}, 1.5))
+    result = outcome(chaos.checks(a_500, event, {}, 1.5))
+    assert result["requests that failed got a 503"] is False
+    assert outcome(chaos.checks(only_503, event, {}, None))["recovered by itself within the step"] is False
+
+
+def test_the_worker_kill_outcome_needs_a_replacement():
+    replaced = Event("worker_kill", started=1.0, ended=1.0, detail={"replaced": True})
+    missing = Event("worker_kill", started=1.0, ended=1.0, detail={"replaced": False})
+    assert all(c["ok"] for c in chaos.checks(row(), replaced, {}, 0.0))
+    assert not outcome(chaos.checks(row(), missing, {}, 0.0))["the worker was replaced"]
+
+
+def test_the_duplicates_outcome():
+    good = {
+        "same_key": {
+            "orders": 1,
+            "order_numbers": ["100001"],
+            "statuses": {"201": 18, "409": 2},
+            "codes": ["request_in_progress"],
+        },
+        "no_key": {"orders": 1, "statuses": {"201": 1, "409": 1}},
+    }
+    assert all(c["ok"] for c in chaos.checks(row(), Event("duplicates", 1.0, 2.0, good), {}, 0.0))
+    two_orders = {
+        **good,
+        "same_key": {**good["same_key"], "orders": 2, "order_numbers": ["100001", "100002"]},
+    }
+    checks = outcome(chaos.checks(row(), Event("duplicates", 1.0, 2.0, two_orders), {}, 0.0))
+    assert checks["20 requests with one Idempotency-Key placed one order"] is False
+
+
+def test_a_fault_that_could_not_be_injected_fails_its_step():
+    checks = chaos.checks(row(), Event("db_restart", error="RuntimeError: no"), {}, 0.0)
+    assert [(c["check"], c["ok"]) for c in checks] == [("the fault was injected", False)]
+
+
+@pytest.mark.parametrize(
+    "status, lines, complete, partial",
+    [
+        ("Complete", 1, 1, False),
+        ("Complete", 2, 1, True),
+        ("Fulfillment Error", 1, 0, False),
+        ("Fulfillment Error", 2, 2, True),
+        ("Open", 1, 0, False),
+        ("Complete", 0, 0, True),
+    ],
+)
+def test_partial_orders(status, lines, complete, partial):
+    assert audit.is_partial(status, lines, complete) is partial
+
+
+def test_answered_orders_carry_the_second_their_request_started(tmp_path):
+    (tmp_path / audit.ANSWERED_FILE).write_text("100001 1700000000\n100002\n\n")
+    assert audit.read_answered(tmp_path) == [("100001", 1700000000), ("100002", None)]
+
+
+def test_database_times_are_utc():
+    assert audit.epoch(datetime.datetime(2026, 1, 1, 0, 0, 1, 500000)) == 1767225601.5
+
+
+def test_the_report_has_the_reliability_table():
+    event = Event("lms_down", started=1004.0, ended=1010.0)
+    rows = chaos.reliability_rows(
+        [row(statuses={"201": 5, "202": 3}, degraded_from=1004, degraded_until=1012, fault="lms_down")],
+        {0: event},
+        {0: {"lost": 0, "duplicates": 0, "partial": 0}},
+        1000.0,
+    )
+    assert rows[0]["recovery_seconds"] == 2.0 and rows[0]["passed"]
+    summary = {
+        "reliability": rows,
+        "audit": {"orders_by_status": {"Complete": 8}},
+        "retry_fulfillment": {"summary": "retried 3: 3 complete, 0 still failing"},
+    }
+    (title, _, (headers, table)), (_, _, note), _ = report.reliability_sections(summary)
+    assert table[0][:8] == ["lms_down", 10, "201×5, 202×3", "–", 0, 0, 0, 2.0]
+    assert "retried 3: 3 complete" in note
