@@ -125,7 +125,8 @@ def sections(summary: dict) -> list[tuple[str, str, object]]:
                     f"({_fmt(g['first_mb'])} → {_fmt(g['last_mb'])} MB)"
                     for group, g in growth.items()
                 )
-                + "."
+                + f"; server processes replaced during the run (worker recycling, crashes): "
+                f"{trend.get('processes_replaced', 0)}."
             )
     out.append(("Summary", "text", "\n\n".join(lines)))
     if "reliability" in summary:

@@ -121,6 +121,7 @@ def soak_trend(rows: list[dict], warm_up_buckets: int = 1) -> dict:
         "p95_change_pct": round(100 * (last - first) / first, 1) if first else None,
         "rss_after_warm_up": rss,
         "warm_up_buckets": warm_up_buckets,
+        "processes_replaced": sum(sum(r.get("processes_replaced", {}).values()) for r in rows),
     }
 
 

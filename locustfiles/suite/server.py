@@ -99,7 +99,11 @@ class ServerSampler:
         self._peak_rss = {}
         db = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
         db.update({name: after["status"][name] for name in GAUGES})
-        return {"cpu_percent": cpu, "rss_mb": peak, "db": db}
+        # Processes of a group that were gone at the end of the step: recycled or crashed workers.
+        replaced = {
+            group: len(set(before["cpu"].get(group, {})) - set(now)) for group, now in after["cpu"].items()
+        }
+        return {"cpu_percent": cpu, "rss_mb": peak, "db": db, "processes_replaced": replaced}
 
     # --- MariaDB --------------------------------------------------------------------------
 

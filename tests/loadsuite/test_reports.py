@@ -178,3 +178,16 @@ def test_host_profiles_size_and_pin_ecommerce():
     assert hosts.environment("", cores=2) == ({}, {"name": None})
     with pytest.raises(ValueError):
         hosts.environment("t2.micro")
+
+
+def test_a_reading_counts_the_server_processes_that_went_away(tmp_path):
+    from locustfiles.suite.server import COUNTERS, GAUGES, ServerSampler
+
+    status = {name: 0 for name in (*COUNTERS, *GAUGES)}
+    before = {"time": 0.0, "cpu": {"ecommerce": {1: 1.0, 2: 1.0, 3: 1.0}}, "rss": {}, "status": status}
+    # worker 2 was recycled (4 replaced it); 1 and 3 kept running
+    after = {"time": 10.0, "cpu": {"ecommerce": {1: 2.0, 3: 1.5, 4: 0.5}}, "rss": {}, "status": status}
+    reading = ServerSampler(tmp_path, ("x",)).reading(before, after)
+    assert reading["processes_replaced"] == {"ecommerce": 1}
+    rows = [{"index": i, "p95": 40, "processes_replaced": {"ecommerce": i % 2}} for i in range(4)]
+    assert results.soak_trend(rows)["processes_replaced"] == 2
