@@ -6,6 +6,8 @@ from ecommerce.core.views import health
 urlpatterns = [
     path("health/", health, name="health"),
     path("api/v2/", include("ecommerce.orders.urls")),
+    # Oscar's page templates link to Django's language switcher.
+    path("i18n/", include("django.conf.urls.i18n")),
     # Oscar: the dashboard (staff) and its storefront pages.
     path("", include(apps.get_app_config("oscar").urls[0])),
 ]

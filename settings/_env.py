@@ -108,3 +108,39 @@ def mysql_database(service: str, name: str, pool_size: int = 10) -> dict:
         },
         "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
     }
+
+
+_PERIODS = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
+
+
+def parse_rate(text: str) -> tuple[int, int] | None:
+    """ "20/min" -> (20, 60); "off" (or "0", "") -> None. ValueError says what is wrong."""
+    text = (text or "").strip().lower()
+    if text in ("", "off", "0", "none"):
+        return None
+    count, _, period = text.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in _PERIODS:
+        raise ValueError(
+            f"a rate is a number of requests per s, min, hour or day (e.g. 20/min) or off, not {text!r}"
+        )
+    return int(count), _PERIODS[period]
+
+
+def env_rate(name: str, default: str) -> tuple[int, int] | None:
+    try:
+        return parse_rate(env_str(name, default))
+    except ValueError as exc:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(f"{name}: {exc}") from None

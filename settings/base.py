@@ -14,6 +14,7 @@ from settings._env import (
     env_float,
     env_int,
     env_list,
+    env_rate,
     env_str,
     mysql_database,
     use_mysql_driver,
@@ -149,6 +150,11 @@ MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS", 10)
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
 # answer before it is told to retry (409, Retry-After).
 IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", 2.0)
+
+# Purchases (baskets) one learner may make per period, counted in the database so every worker
+# and host agrees; "off" turns the limit off (a load test that reuses its learners, say).
+# The load suite's learners are new for every purchase, so the default never slows a run.
+ECOMMERCE_LEARNER_RATE = env_rate("ECOMMERCE_LEARNER_RATE", "20/min")
 
 # An order still Open this long after it was placed lost its fulfilment (a worker died between
 # the two transactions); retry_fulfillment --all picks it up.

@@ -18,6 +18,14 @@ REQUIRED_SECRETS = (
 _missing = [name for name in REQUIRED_SECRETS if not os.environ.get(name)]
 if _missing:
     raise ImproperlyConfigured("production settings need these environment variables: " + ", ".join(_missing))
+# The local defaults are in the repository for everyone to read: never accept them here.
+_local = [
+    name for name in REQUIRED_SECRETS if "local-only" in os.environ[name] or "-local-" in os.environ[name]
+]
+if _local:
+    raise ImproperlyConfigured(
+        "these production settings still have a local default value: " + ", ".join(_local)
+    )
 
 DEBUG = False
 
@@ -26,7 +34,9 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# On by default, as `manage.py check --deploy` asks; turn it off before the first deploy if the
+# domain is not to be submitted to the browsers' HSTS preload list.
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 CSRF_TRUSTED_ORIGINS = [origin for origin in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if origin]

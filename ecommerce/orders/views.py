@@ -21,6 +21,7 @@ from ecommerce.fulfillment.status import ORDER
 from ecommerce.orders.purchase import purchase
 from ecommerce.orders.representation import order_body
 from ecommerce.orders.requests import idempotency_key, parse_basket_request, unknown_skus_error
+from ecommerce.orders.throttle import LearnerPurchaseRate
 
 Order = get_model("order", "Order")
 
@@ -31,6 +32,8 @@ non_atomic = method_decorator(transaction.non_atomic_requests, name="dispatch")
 class BasketView(APIView):
     """POST /api/v2/baskets/ — create a basket and, with ``checkout: true``, place and fulfil
     its order."""
+
+    throttle_classes = [LearnerPurchaseRate]
 
     def post(self, request):
         basket_request = parse_basket_request(request.data)

@@ -1,6 +1,7 @@
 """POST /api/commerce/v0/baskets/ — the learner buys a course's seat.
 
     406 unknown course       409 already enrolled (or already bought)
+    429 the learner bought too often (ecommerce's per-learner limit)
     201 order Complete       202 order placed, enrollment failed (ecommerce will retry it)
     502 ecommerce refused or failed    503 ecommerce overloaded    504 ecommerce too slow
 
@@ -119,6 +120,12 @@ def _answer(response, course_id: str):
         )
     if status == 503:
         return _unavailable(response)
+    if status == 429:
+        answer = error(
+            429, "too_many_purchases", "Too many purchases for this learner; retry later.", ecommerce=detail
+        )
+        answer["Retry-After"] = response.headers.get("Retry-After", "60")
+        return answer
     return error(
         502, "ecommerce_error", f"ecommerce answered {status}.", course_id=course_id, ecommerce=detail
     )

@@ -145,3 +145,16 @@ def test_a_connection_that_dies_in_use_costs_one_503_and_is_replaced(stack):
         assert then.status_code == 200
     finally:
         service.stop()
+
+
+def test_the_learner_limit_holds_across_workers(stack):
+    """The per-learner limit is counted in the database: three workers, one limit."""
+    service = stack.another_ecommerce(workers=3, ECOMMERCE_LEARNER_RATE="3/min")
+    try:
+        learner = new_name()
+        # A new connection per request, so the workers share them out.
+        answers = [order(service.url, learner, course) for course in (1, 2, 3, 4)]
+    finally:
+        service.stop()
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert answers[3].json()["error"] == "throttled" and int(answers[3].headers["Retry-After"]) >= 1

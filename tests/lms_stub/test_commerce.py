@@ -105,6 +105,7 @@ ORDER = {"number": "100001", "status": "Complete", "lines": []}
         (201, {"id": 1, "order": {**ORDER, "status": "Fulfillment Error"}}, None, 202, None),
         (409, {"error": "already_purchased"}, None, 409, "already_purchased"),
         (503, {"error": "pool_exhausted"}, {"Retry-After": "2"}, 503, "ecommerce_unavailable"),
+        (429, {"error": "throttled"}, {"Retry-After": "2"}, 429, "too_many_purchases"),
         (400, {"error": "unknown_sku"}, None, 502, "ecommerce_error"),
         (401, {"error": "authentication_failed"}, None, 502, "ecommerce_error"),
         (500, "<html>oops</html>", None, 502, "ecommerce_error"),
@@ -116,7 +117,7 @@ def test_every_ecommerce_answer_is_mapped(status, body, headers, expected_status
     assert answer.status_code == expected_status
     parsed = json.loads(answer.content)
     assert parsed.get("error") == expected_error
-    if expected_status == 503:
+    if expected_status in (429, 503):
         assert answer["Retry-After"] == "2"
     if expected_status in (201, 202):
         assert parsed["order"]["number"] == "100001"

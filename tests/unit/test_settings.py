@@ -1,6 +1,8 @@
 """Settings: the 2015 lessons are configured, and production refuses to run on defaults."""
 
 import os
+import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -18,11 +20,16 @@ SECRETS = {
 }
 
 
-def run_check(env_changes: dict) -> subprocess.CompletedProcess:
+def run_check(env_changes: dict, *options: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in SECRETS}
     env.update(env_changes, DJANGO_SETTINGS_MODULE="settings.production")
     return subprocess.run(
-        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "manage.py", "check", *options],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -45,6 +52,71 @@ def test_production_starts_with_its_secrets():
     result = run_check(SECRETS)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_production_passes_the_deployment_checklist_with_no_warning():
+    secrets_ = {**SECRETS, "ECOMMERCE_SECRET_KEY": secrets.token_urlsafe(50)}
+    result = run_check(secrets_, "--deploy", "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("ECOMMERCE_SECRET_KEY", "local-only-ecommerce-secret-key-do-not-deploy"),
+        ("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy"),
+        ("MYSQL_PASSWORD", "orders-local-password"),
+    ],
+)
+def test_production_refuses_the_local_defaults(name, value):
+    result = run_check({**SECRETS, name: value})
+    assert result.returncode != 0
+    assert "local default" in result.stderr and name in result.stderr
+
+
+# What a committed secret looks like: private keys, cloud and New Relic keys, and assignments of
+# a password, secret, token or key to a literal that is not a documented local default.
+SECRET_PATTERNS = [
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\b[0-9a-f]{36}NRAL\b"),
+    re.compile(r"\bNRAK-[0-9A-Z]{27}\b"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36}\b"),
+    re.compile(
+        r"(?i)(password|passwd|secret|token|api_key|license_key)\w*[\"']?\s*[:=]\s*[\"']"
+        r"(?!local-only|orders-local|[a-z_-]*(test|example|staff|change|load-suite|integration)[a-z_-]*[\"'])"
+        r"[A-Za-z0-9+/=_-]{16,}[\"']"
+    ),
+]
+
+
+def test_no_secret_in_the_repository():
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    found = []
+    for name in files:
+        path = ROOT / name
+        if not path.is_file() or path.suffix in (".png", ".jpg", ".gz"):
+            continue
+        text = path.read_text(errors="ignore")
+        for pattern in SECRET_PATTERNS:
+            found += [f"{name}: {m.group(0)[:60]}" for m in pattern.finditer(text)]
+    assert not found, found
+
+
+def test_the_secret_scan_finds_what_it_looks_for():
+    # Put together here, so the scan of this very file finds none of them.
+    samples = [
+        "-----BEGIN RSA " + "PRIVATE KEY-----",
+        "AKIA" + "ABCDEFGHIJKLMNOP",
+        "JWT_SECRET_KEY = " + '"Zx81kLmN0pQrStUvWxYz1234"',
+        "newrelic_license_key: " + "'a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8" + "NRAL'",
+    ]
+    for sample in samples:
+        assert any(p.search(sample) for p in SECRET_PATTERNS), sample
+    assert not any(p.search('EDX_API_KEY = "local-only-edx-api-key"') for p in SECRET_PATTERNS)
 
 
 def test_a_deployed_lms_stub_refuses_the_local_defaults():

@@ -1,0 +1,74 @@
+"""Who gets in: the Oscar dashboard is for staff only, and a session (cookie) login must send
+the CSRF token to change anything through the API; a JWT needs none (no cookie to ride on)."""
+
+import json
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+HOST = {"HTTP_HOST": "127.0.0.1"}
+
+
+@pytest.fixture
+def learner_account(django_user_model):
+    return django_user_model.objects.create_user("a_learner", "l@example.com", "learner-password")
+
+
+def test_the_dashboard_sends_an_anonymous_visitor_to_the_login(client):
+    response = client.get("/dashboard/", **HOST)
+    assert response.status_code == 302
+    assert response["Location"] == "/dashboard/login/?next=/dashboard/"
+
+
+def test_a_learner_logged_in_is_forbidden_the_dashboard(client, learner_account):
+    client.force_login(learner_account)
+    assert client.get("/dashboard/", **HOST).status_code == 403
+    assert client.get("/dashboard/orders/", **HOST).status_code == 403
+
+
+def test_staff_get_the_dashboard(client, staff):
+    client.force_login(staff)
+    assert client.get("/dashboard/", **HOST).status_code == 200
+
+
+def basket_post(client, seats, **headers):
+    body = json.dumps({"products": [{"sku": seats[0].sku}], "checkout": False})
+    return client.post("/api/v2/baskets/", body, content_type="application/json", **HOST, **headers)
+
+
+def test_a_session_login_without_the_csrf_token_is_refused_and_writes_nothing(learner_account, seats):
+    from oscar.core.loading import get_model
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(learner_account)
+    baskets = get_model("basket", "Basket").objects.count()
+
+    response = basket_post(browser, seats)
+
+    assert response.status_code == 403
+    assert response.json()["error"] == "permission_denied"
+    assert "CSRF" in response.json()["message"]
+    assert get_model("basket", "Basket").objects.count() == baskets
+
+
+@pytest.mark.parametrize("page", ["/dashboard/login/", "/accounts/login/"])
+def test_the_login_pages_render(client, page):
+    response = client.get(page, **HOST)
+    assert response.status_code == 200
+    assert b"csrfmiddlewaretoken" in response.content
+
+
+def test_a_session_login_with_the_csrf_token_may_buy(learner_account, seats):
+    browser = Client(enforce_csrf_checks=True)
+    assert browser.get("/accounts/login/", **HOST).status_code == 200  # the login form sets the cookie
+    token = browser.cookies["csrftoken"].value
+    browser.force_login(learner_account)
+    response = basket_post(browser, seats, HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 201, response.content
+
+
+def test_a_jwt_request_needs_no_csrf_token(api, seats, learner):
+    api.client = Client(enforce_csrf_checks=True)
+    assert api.buy(learner, [seats[0].sku], checkout=False).status_code == 201
