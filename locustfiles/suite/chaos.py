@@ -29,6 +29,9 @@ import jwt
 import psutil
 import requests
 
+from ecommerce.courses.definition import catalogue
+from locustfiles.suite.server import mysql_connect
+
 ROOT = Path(__file__).resolve().parents[2]
 SAME_KEY_REQUESTS = 20
 # Seconds an order request may take beyond ecommerce's fulfilment timeout (its own two
@@ -204,9 +207,7 @@ def _worker_kill(ctx: Context, event: Event, seconds: float) -> None:
 
 
 def _duplicates(ctx: Context, event: Event, seconds: float) -> None:
-    from locustfiles.suite.server import mysql_connect
-
-    sku = _a_sku(ctx)
+    sku = catalogue(1)[0].sku
     event.started = time.time()
     # One learner, one Idempotency-Key, 20 requests at once.
     same_key = _purchase_at_once(
@@ -225,12 +226,6 @@ def _duplicates(ctx: Context, event: Event, seconds: float) -> None:
             )
             outcome["orders"] = int(cursor.fetchone()[0])
     event.detail.update({"sku": sku, "same_key": same_key, "no_key": no_key})
-
-
-def _a_sku(ctx: Context) -> str:
-    from ecommerce.courses.definition import catalogue
-
-    return catalogue(1)[0].sku
 
 
 def _purchase_at_once(ctx: Context, learner: str, sku: str, count: int, key: str | None) -> dict:
