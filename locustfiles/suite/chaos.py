@@ -8,7 +8,7 @@ fault for FAULT_SECONDS, then clears it and watches the service recover. The fau
     lms_slow     the enrollment API answers later than ecommerce's fulfilment timeout
     db_restart   MariaDB is stopped, then started again (scripts/mysql.sh)
     worker_kill  the ecommerce gunicorn worker with the most client connections gets SIGKILL
-                 (the LMS answers in 1 s meanwhile, so orders are caught mid-fulfilment)
+                 (the LMS answers in up to 3 s meanwhile, so orders are caught mid-fulfilment)
     duplicates   one learner sends 20 purchases with one Idempotency-Key at once, another
                  sends the same purchase twice without a key
 
@@ -183,10 +183,11 @@ def _db_restart(ctx: Context, event: Event, seconds: float) -> None:
 
 def _worker_kill(ctx: Context, event: Event, seconds: float) -> None:
     """SIGKILL the ecommerce worker with the most client connections. The LMS answers slowly
-    (1 s, inside the timeout) for the length of the fault, so orders are caught between their
-    two transactions: committed, their enrollment under way."""
-    ctx.faults("PUT", {"latency_ms": 1000})
-    gevent.sleep(1.5)
+    (half the fulfilment timeout, at most 3 s) for the length of the fault, so several orders
+    per worker are caught between their two transactions: committed, enrollment under way."""
+    latency = min(3.0, fulfilment_timeout() / 2)
+    ctx.faults("PUT", {"latency_ms": int(latency * 1000)})
+    gevent.sleep(latency + 0.5)
     master, before = ctx.ecommerce_workers()
     victim, in_flight = max(((pid, ctx.client_connections(pid)) for pid in before), key=lambda p: p[1])
     event.started = time.time()
