@@ -32,10 +32,9 @@ test:  ## every test, on a private MariaDB
 	@scripts/test.sh
 
 ORDERS ?= 300
-COURSES ?= 1
 bench:  ## in-process figures of one checkout with fulfilment (ORDERS, COURSES); JSON on the last line
 	@scripts/stack.sh up >/dev/null
-	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(COURSES) --json
+	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(or $(COURSES),1) --json
 
 smoke:  ## a few seconds of load, for a quick check
 	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run smoke
