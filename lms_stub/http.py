@@ -5,10 +5,11 @@ Errors have the same shape as ecommerce's: {"error": code, "message": sentence, 
 
 import functools
 import hmac
-import json
 
 from django.conf import settings
 from django.http import JsonResponse
+
+from ecommerce.core import strict_json
 
 
 class BadRequest(Exception):
@@ -26,9 +27,9 @@ def json_body(request) -> dict:
     if request.content_type != "application/json":
         raise BadRequest("Send the body as application/json.", "unsupported_media_type", 415)
     try:
-        data = json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("The body is not valid JSON.", "malformed_json") from None
+        data = strict_json.loads(request.body or b"null")
+    except strict_json.NotJson as exc:
+        raise BadRequest(f"The body is not valid JSON: {exc}.", "malformed_json") from None
     if not isinstance(data, dict):
         raise BadRequest("The body must be a JSON object.")
     return data

@@ -21,6 +21,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from rest_framework import authentication, exceptions
 
+from ecommerce.core import strict_json
+
 USERNAME_PATTERN = re.compile(r"^[\w.@+-]{1,150}\Z")
 MAX_TOKEN_LENGTH = 4096
 
@@ -65,7 +67,7 @@ def decode_token(token: bytes) -> dict:
     username, email = claims["username"], claims["email"]
     if not isinstance(username, str) or not USERNAME_PATTERN.match(username):
         raise exceptions.AuthenticationFailed("The token's username is not a valid username.")
-    if not isinstance(email, str) or len(email) > 254:
+    if not isinstance(email, str) or len(email) > 254 or not strict_json.is_text(email):
         raise exceptions.AuthenticationFailed("The token's email is not valid.")
     return claims
 

@@ -89,6 +89,14 @@ def test_inactive_user_is_401(api, seats, django_user_model):
     assert_401(buy_with_header(api, seats, "JWT " + tokens.token("gone")), "inactive")
 
 
+def test_token_whose_email_is_not_text_is_401_and_writes_nothing(api, seats):
+    """Found by tests/schema: a lone surrogate in the email claim reached MySQL (a 500)."""
+    before = row_counts()
+    token = tokens.token("surrogate_learner", email="a\ud800@example.com")
+    assert_401(buy_with_header(api, seats, "JWT " + token), "email")
+    assert row_counts() == before
+
+
 def test_reading_as_a_new_learner_writes_nothing(api):
     before = row_counts()
     response = api.get("/api/v2/orders/", "first_visit")

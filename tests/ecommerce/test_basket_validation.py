@@ -125,3 +125,19 @@ def test_unknown_api_path_is_a_json_404(api):
 def test_wrong_method_is_a_json_405(api):
     response = api.get(URL, "learner")
     assert_error(response, 405, "method_not_allowed")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"products": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"products": [{"sku": "\\ud800SKU"}], "checkout": true}',
+        '{"products": [{"sku": "SKU"}], "\\udfff": true}',
+    ],
+    ids=["nested too deeply", "lone surrogate in a value", "lone surrogate in a key"],
+)
+def test_json_python_cannot_handle_is_malformed_not_a_server_error(api, before, seats, body):
+    """Found by tests/schema: a RecursionError, or a string neither MySQL nor the answer's
+    UTF-8 can take, used to fail as a 500."""
+    assert_error(post_raw(api, body.replace("SKU", seats[0].sku)), 400, "malformed_json")
+    assert row_counts() == before

@@ -104,3 +104,22 @@ def test_unknown_mode_is_400_and_lists_the_modes(client, key):
 def test_malformed_json_and_wrong_content_type(client, key):
     assert client.post(URL, "{", content_type="application/json", **key).json()["error"] == "malformed_json"
     assert client.post(URL, "user=ada", content_type="text/plain", **key).status_code == 415
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 5000 + b"]" * 5000,
+        b'{"user": "\\ud800", "mode": "verified", "course_details": {"course_id": "COURSE"}}',
+    ],
+    ids=["nested too deeply", "lone surrogate"],
+)
+def test_json_python_cannot_handle_is_malformed_not_a_server_error(client, key, body):
+    """Found by tests/schema: a RecursionError, or a user name MySQL cannot store, used to fail
+    as a 500."""
+    response = client.post(
+        URL, body.replace(b"COURSE", seat(1).course_id.encode()), content_type="application/json", **key
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == "malformed_json"
+    assert Enrollment.objects.count() == 0
