@@ -35,6 +35,25 @@ def json_body(request) -> dict:
     return data
 
 
+def allow_methods(*methods: str):
+    """Like Django's require_http_methods, but the 405 is in the JSON error shape (with the
+    Allow header HTTP asks for)."""
+    allowed = [method.upper() for method in methods]
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if request.method not in allowed:
+                response = error(405, "method_not_allowed", f"Method {request.method} is not allowed here.")
+                response["Allow"] = ", ".join(allowed)
+                return response
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
 def api_view(view):
     """Turn BadRequest and oversized bodies into JSON errors."""
 

@@ -11,17 +11,16 @@ Never a bare 500: every ecommerce outcome is mapped to a status and a JSON body 
 import requests
 from django.db import transaction
 from django.http import JsonResponse
-from django.views.decorators.http import require_GET, require_POST
 
 from ecommerce import dbpool
 from lms_stub.commerce import ecommerce_client
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.enrollment.views import known_courses
-from lms_stub.http import BadRequest, api_view, error, json_body
+from lms_stub.http import BadRequest, allow_methods, api_view, error, json_body
 
 
 @transaction.non_atomic_requests
-@require_POST
+@allow_methods("POST")
 @api_view
 def baskets(request):
     if not request.user.is_authenticated:
@@ -50,7 +49,7 @@ def baskets(request):
 
 
 @transaction.non_atomic_requests
-@require_GET
+@allow_methods("GET")
 @api_view
 def order(request, number: str):
     """GET /api/commerce/v1/orders/<number>/ — the learner reads one of their orders back

@@ -5,12 +5,11 @@ from django.db import connection, transaction
 from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods
 
 from ecommerce.courses.definition import seats_by_course
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.faults.injection import injected_fault
-from lms_stub.http import BadRequest, api_view, error, json_body, require_api_key
+from lms_stub.http import BadRequest, allow_methods, api_view, error, json_body, require_api_key
 
 _UPSERT = (
     "INSERT INTO enrollment_enrollment (user, course_id, mode, is_active, created) "
@@ -27,7 +26,7 @@ def known_courses() -> dict:
 
 @csrf_exempt
 @transaction.non_atomic_requests
-@require_http_methods(["GET", "POST"])
+@allow_methods("GET", "POST")
 @api_view
 @require_api_key
 def enrollment(request):

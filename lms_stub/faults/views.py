@@ -4,17 +4,16 @@ from django.conf import settings
 from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods
 
 from lms_stub.faults import injection
 from lms_stub.faults.models import FaultSettings
-from lms_stub.http import BadRequest, api_view, json_body, require_api_key
+from lms_stub.http import BadRequest, allow_methods, api_view, json_body, require_api_key
 
 FIELDS = ("latency_ms", "jitter_ms", "error_rate", "outage_seconds", "outage_starts_in_seconds")
 
 
 @csrf_exempt
-@require_http_methods(["GET", "PUT", "DELETE"])
+@allow_methods("GET", "PUT", "DELETE")
 @api_view
 @require_api_key
 def faults(request):
