@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils.decorators import method_decorator
 from oscar.core.loading import get_model
 from rest_framework import mixins, permissions, viewsets
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -49,12 +50,36 @@ class BasketView(APIView):
 
 
 class NewestFirst(CursorPagination):
-    """Cursor pagination over the primary key: no COUNT(*) over a growing table (rule 7)."""
+    """Cursor pagination over the primary key: no COUNT(*) over a growing table (rule 7).
+
+    Stricter than DRF's: a page_size that is not a whole number of at least 1 is refused
+    (DRF silently uses the default), and a cursor must hold a primary key (DRF passes any
+    position to the query, where a non-number fails as a server error).
+    """
 
     ordering = "-id"
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        digits = raw.lstrip("0") if raw.isascii() and raw.isdigit() else ""
+        if not digits:
+            raise ValidationError({"page_size": ["Must be a whole number of at least 1."]})
+        # Beyond three digits the answer is max_page_size anyway (and int() of thousands of
+        # digits is refused by Python).
+        return min(int(digits[:4]), self.max_page_size)
+
+    def decode_cursor(self, request):
+        cursor = super().decode_cursor(request)
+        if cursor is not None and cursor.position is not None:
+            position = cursor.position
+            if not (position.isascii() and position.isdigit() and len(position) <= 18):
+                raise NotFound(self.invalid_cursor_message)
+        return cursor
 
 
 @non_atomic

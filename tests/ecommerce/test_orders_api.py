@@ -1,5 +1,8 @@
 """Reading orders back: own orders only (staff see all), cursor pages, never a COUNT."""
 
+import base64
+import urllib.parse
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -76,3 +79,28 @@ def test_health_answers_without_authentication(api, db):
     response = api.get("/health/")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "database": "ok"}
+
+
+@pytest.mark.parametrize("page_size", ["0", "-1", "abc", "1.5", "", "\u0661"])
+def test_a_page_size_that_is_not_a_whole_number_of_at_least_1_is_400(api, learner, page_size):
+    """DRF silently used the default; the schema promises an integer of at least 1."""
+    response = api.get(f"/api/v2/orders/?page_size={page_size}", learner)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert "page_size" in response.json()["fields"]
+
+
+@pytest.mark.parametrize("page_size", ["1000", "0100", "9" * 5000])
+def test_a_large_page_size_is_answered_as_100(api, orders, learner, page_size):
+    response = api.get(f"/api/v2/orders/?page_size={page_size}", learner)
+    assert response.status_code == 200
+    assert numbers(response) == orders["mine"]
+
+
+@pytest.mark.parametrize("position", ["abc", "1e3", "9" * 5000, "-1"])
+def test_a_cursor_whose_position_is_not_an_id_is_404_not_a_server_error(api, orders, learner, position):
+    """DRF passed any position to the query, where a non-number failed as a 500."""
+    cursor = base64.b64encode(urllib.parse.urlencode({"p": position}).encode()).decode()
+    response = api.get(f"/api/v2/orders/?cursor={urllib.parse.quote(cursor)}", learner)
+    assert response.status_code == 404
+    assert response.json()["error"] == "not_found"
