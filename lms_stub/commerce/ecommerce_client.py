@@ -1,6 +1,7 @@
 """Calling ecommerce's order API on behalf of a learner."""
 
 import time
+from urllib.parse import quote
 
 import jwt
 import requests
@@ -34,9 +35,13 @@ def create_order(user, sku: str) -> requests.Response:
 
 
 def read_order(user, number: str) -> requests.Response:
-    """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders)."""
+    """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders).
+
+    The number is one path segment whatever it holds: unescaped, "#" or "?" would read the
+    order list instead, and "." or ".." another path."""
+    segment = quote(number, safe="").replace(".", "%2E")
     return reused_session().get(
-        f"{settings.ECOMMERCE_URL}/api/v2/orders/{number}/",
+        f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/",
         headers={"Authorization": "JWT " + learner_token(user)},
         timeout=settings.ECOMMERCE_TIMEOUT,
     )

@@ -152,3 +152,31 @@ def test_every_answer_to_an_order_read_is_mapped(status, body, expected_status, 
     assert json.loads(answer.content).get("error") == expected_error
     if expected_status == 503:
         assert answer["Retry-After"] == "1"
+
+
+@pytest.mark.parametrize(
+    "number, segment",
+    [
+        ("100001", "100001"),
+        ("#", "%23"),
+        ("?page_size=1", "%3Fpage_size%3D1"),
+        ("..", "%2E%2E"),
+        ("a/b", "a%2Fb"),
+    ],
+)
+def test_the_order_number_is_one_path_segment_of_ecommerces_url(monkeypatch, settings, number, segment):
+    """Found by tests/schema: unescaped, "#" read the learner's order list as if it were an
+    order (200) and "?page_size=1" a list query ecommerce refused (502)."""
+    from django.contrib.auth.models import User
+
+    from lms_stub.commerce import ecommerce_client
+
+    requested = []
+
+    class Session:
+        def get(self, url, **kwargs):
+            requested.append(url)
+
+    monkeypatch.setattr(ecommerce_client, "reused_session", Session)
+    ecommerce_client.read_order(User(username="ada", email="ada@example.com"), number)
+    assert requested == [f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/"]
