@@ -2,6 +2,7 @@
 ``service_config`` with its name and default port; every value can be set from the
 environment (see README.md, "Configuration")."""
 
+import json
 import multiprocessing
 import os
 from pathlib import Path
@@ -52,8 +53,45 @@ def _check_connection_budget(worker) -> None:
         )
 
 
+# Codes for the requests gunicorn refuses itself, before the application sees them.
+PROTOCOL_ERROR_CODES = {
+    400: "bad_request",
+    403: "forbidden",
+    414: "uri_too_long",
+    417: "expectation_failed",
+    431: "headers_too_large",
+    500: "server_error",
+    501: "not_implemented",
+}
+
+
+def write_json_error(sock, status_int, reason, mesg) -> None:
+    """gunicorn's error page, in the services' JSON error shape."""
+    from gunicorn import util
+
+    body = json.dumps(
+        {"error": PROTOCOL_ERROR_CODES.get(status_int, "bad_request"), "message": f"{reason}: {mesg}"}
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+def answer_protocol_errors_in_json() -> None:
+    """gunicorn answers a request it will not parse (a request line over 4094 bytes: 414, a
+    header over 8190: 431, a malformed header: 400) itself, with an HTML page. gunicorn has no
+    setting for that page, so its one writer is replaced: every error either service answers,
+    from the HTTP layer up, is in the one JSON shape. Runs in the master, before the fork."""
+    from gunicorn import util
+
+    util.write_error = write_json_error
+
+
 def service_config(service: str, prefix: str, default_port: int, default_worker_class: str) -> dict:
     """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS)."""
+    answer_protocol_errors_in_json()
     var = Path(os.environ.get("VAR_DIR", ROOT / "var"))
     (var / "run").mkdir(parents=True, exist_ok=True)
     (var / "log").mkdir(parents=True, exist_ok=True)
