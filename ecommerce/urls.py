@@ -1,10 +1,12 @@
 from django.apps import apps
 from django.urls import include, path
 
+from ecommerce.core.openapi import SchemaView
 from ecommerce.core.views import health
 
 urlpatterns = [
     path("health/", health, name="health"),
+    path("api/v2/schema/", SchemaView.as_view(), name="openapi-schema"),
     path("api/v2/", include("ecommerce.orders.urls")),
     # Oscar's page templates link to Django's language switcher.
     path("i18n/", include("django.conf.urls.i18n")),

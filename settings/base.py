@@ -38,6 +38,7 @@ INSTALLED_APPS = [
 ] + [
     "sorl.thumbnail",
     "rest_framework",
+    "drf_spectacular",
     "ecommerce.core",
     "ecommerce.courses",
     "ecommerce.orders",
@@ -122,6 +123,24 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["ecommerce.core.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "ecommerce.core.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+# The OpenAPI 3 document served at /api/v2/schema/. The shapes are JSON Schema written beside
+# the views (ecommerce/*/openapi.py); the hooks register them as components.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Order service (ecommerce)",
+    "DESCRIPTION": (
+        "Creates orders for course seats and fulfils them by enrolling the learner through the "
+        "LMS. Every error answer has one shape (components/schemas/Error)."
+    ),
+    "VERSION": "2",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v2",
+    "POSTPROCESSING_HOOKS": [
+        "ecommerce.core.openapi.add_error_component",
+        "ecommerce.orders.openapi.add_order_components",
+    ],
 }
 
 # --- The order service ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ecommerce.core.errors import ApiError
 from ecommerce.courses.seats import stockrecords_for_skus
 from ecommerce.fulfillment import api as fulfillment
 from ecommerce.fulfillment.status import ORDER
+from ecommerce.orders import openapi
 from ecommerce.orders.purchase import purchase
 from ecommerce.orders.representation import order_body
 from ecommerce.orders.requests import idempotency_key, parse_basket_request, unknown_skus_error
@@ -36,6 +37,7 @@ class BasketView(APIView):
 
     throttle_classes = [LearnerPurchaseRate]
 
+    @openapi.create_basket
     def post(self, request):
         basket_request = parse_basket_request(request.data)
         key = idempotency_key(request)
@@ -73,6 +75,15 @@ class NewestFirst(CursorPagination):
         # digits is refused by Python).
         return min(int(digits[:4]), self.max_page_size)
 
+    def get_paginated_response_schema(self, schema):
+        link = {"type": "string", "format": "uri", "nullable": True}
+        return {
+            "type": "object",
+            "required": ["next", "previous", "results"],
+            "properties": {"next": link, "previous": link, "results": schema},
+            "additionalProperties": False,
+        }
+
     def decode_cursor(self, request):
         cursor = super().decode_cursor(request)
         if cursor is not None and cursor.position is not None:
@@ -98,10 +109,12 @@ class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             return orders.none()
         return orders.filter(user=user)
 
+    @openapi.list_orders
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response([order_body(o, o.lines.all()) for o in page])
 
+    @openapi.read_order
     def retrieve(self, request, *args, **kwargs):
         order = self.get_object()
         return Response(order_body(order, order.lines.all()))
@@ -114,6 +127,7 @@ class OrderFulfillView(APIView):
 
     permission_classes = [permissions.IsAdminUser]
 
+    @openapi.fulfill_order
     def put(self, request, number):
         order = Order._default_manager.select_related("user").filter(number=number).first()
         if order is None:

@@ -104,3 +104,27 @@ def test_a_cursor_whose_position_is_not_an_id_is_404_not_a_server_error(api, ord
     response = api.get(f"/api/v2/orders/?cursor={urllib.parse.quote(cursor)}", learner)
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
+
+
+def test_health_takes_get_only_and_answers_others_in_json(api, db):
+    response = api.client.post("/health/")
+    assert response.status_code == 405
+    assert response.json()["error"] == "method_not_allowed"
+    assert "GET" in response["Allow"]
+
+
+def test_health_without_a_database_is_503_in_the_error_shape(api, db, monkeypatch):
+    from django.db import OperationalError
+
+    from ecommerce.core import views
+
+    class NoDatabase:
+        def cursor(self):
+            raise OperationalError('(2003, "Can\'t connect")')
+
+    monkeypatch.setattr(views, "connection", NoDatabase())
+    response = api.get("/health/")
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["error"], body["status"], body["database"]) == ("unavailable", "unavailable", "error")
+    assert "Can't connect" in body["message"]

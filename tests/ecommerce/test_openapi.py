@@ -1,0 +1,48 @@
+"""GET /api/v2/schema/: the OpenAPI document is public JSON, covers every endpoint, and every
+error answer in it is the one Error shape. (tests/schema holds the running service to it.)"""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def document(api):
+    response = api.client.get("/api/v2/schema/")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi+json")
+    return response.json()
+
+
+def test_every_endpoint_is_described(document):
+    operations = {(method, path) for path, ops in document["paths"].items() for method in ops}
+    assert operations == {
+        ("post", "/api/v2/baskets/"),
+        ("get", "/api/v2/orders/"),
+        ("get", "/api/v2/orders/{number}/"),
+        ("put", "/api/v2/orders/{number}/fulfill/"),
+        ("get", "/health/"),
+    }
+
+
+def test_every_error_answer_is_the_error_shape(document):
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    schema = response["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, status)
+
+
+def test_the_api_is_secured_by_the_jwt_scheme(document):
+    assert document["components"]["securitySchemes"]["jwtAuth"]["name"] == "Authorization"
+    basket = document["paths"]["/api/v2/baskets/"]["post"]
+    assert {"jwtAuth": []} in basket["security"]
+    assert basket["requestBody"]["required"] is True
+
+
+def test_the_basket_request_states_the_configured_limits(api, settings):
+    settings.MAX_BASKET_PRODUCTS = 3
+    schemas = api.client.get("/api/v2/schema/").json()["components"]["schemas"]
+    assert schemas["BasketRequest"]["properties"]["products"]["maxItems"] == 3
+    assert schemas["ProductRequest"]["properties"]["sku"]["maxLength"] == 128
