@@ -4,7 +4,7 @@ from lms_stub.commerce.views import baskets, order
 from lms_stub.enrollment.views import enrollment
 from lms_stub.faults.views import faults
 from lms_stub.learners.views import auto_auth
-from lms_stub.views import health
+from lms_stub.views import health, schema
 
 urlpatterns = [
     path("auto_auth", auto_auth, name="auto_auth"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/enrollment/v1/enrollment", enrollment, name="enrollment"),
     path("api/faults/", faults, name="faults"),
     path("health/", health, name="health"),
+    path("api/schema/", schema, name="openapi-schema"),
 ]
 
 handler400 = "lms_stub.views.bad_request"

@@ -1,9 +1,12 @@
-"""Health and the JSON answers for errors Django raises before a view runs."""
+"""Health, the OpenAPI document, and the JSON answers for errors Django raises before a view
+runs."""
 
 from django.db import connection, transaction
+from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from lms_stub.http import allow_methods, error
+from lms_stub.openapi import document
 
 
 @csrf_exempt  # it changes nothing, so an unsafe method gets a 405, not a CSRF refusal
@@ -15,9 +18,15 @@ def health(request):
             cursor.execute("SELECT 1")
     except Exception:  # any database failure means "not healthy"
         return error(503, "unavailable", "The database cannot be reached.")
-    from django.http import JsonResponse
-
     return JsonResponse({"status": "ok", "database": "ok"})
+
+
+@csrf_exempt
+@transaction.non_atomic_requests
+@allow_methods("GET")
+def schema(request):
+    """GET /api/schema/ — the OpenAPI 3 document of this service (lms_stub/openapi.py)."""
+    return JsonResponse(document())
 
 
 def bad_request(request, exception=None):

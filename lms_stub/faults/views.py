@@ -9,7 +9,15 @@ from lms_stub.faults import injection
 from lms_stub.faults.models import FaultSettings
 from lms_stub.http import BadRequest, allow_methods, api_view, json_body, require_api_key
 
-FIELDS = ("latency_ms", "jitter_ms", "error_rate", "outage_seconds", "outage_starts_in_seconds")
+# What PUT accepts: field -> (JSON type, lowest, highest). The OpenAPI document reads it too.
+LIMITS = {
+    "latency_ms": ("integer", 0, 600_000),
+    "jitter_ms": ("integer", 0, 600_000),
+    "error_rate": ("number", 0, 1),
+    "outage_seconds": ("number", 0, 86_400),
+    "outage_starts_in_seconds": ("number", 0, 86_400),
+}
+FIELDS = tuple(LIMITS)
 
 
 @csrf_exempt
@@ -46,24 +54,16 @@ def _parse(data: dict) -> dict:
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise BadRequest(f"Unknown fields: {', '.join(unknown)}. Known: {', '.join(FIELDS)}.")
-    changes = {}
-    for name in ("latency_ms", "jitter_ms"):
-        if name in data:
-            value = data[name]
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 600_000:
-                raise BadRequest(f"'{name}' must be a whole number of milliseconds, 0 to 600000.")
-            changes[name] = value
+    for name, value in data.items():
+        kind, low, high = LIMITS[name]
+        types = int if kind == "integer" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, types) or not low <= value <= high:
+            what = "a whole number" if kind == "integer" else "a number"
+            raise BadRequest(f"'{name}' must be {what} from {low} to {high}.")
+    changes = {name: data[name] for name in ("latency_ms", "jitter_ms") if name in data}
     if "error_rate" in data:
-        rate = data["error_rate"]
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
-            raise BadRequest("'error_rate' must be a number from 0 to 1.")
-        changes["error_rate"] = float(rate)
+        changes["error_rate"] = float(data["error_rate"])
     if "outage_seconds" in data or "outage_starts_in_seconds" in data:
-        length = data.get("outage_seconds", 0)
-        delay = data.get("outage_starts_in_seconds", 0)
-        for name, value in (("outage_seconds", length), ("outage_starts_in_seconds", delay)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 86_400:
-                raise BadRequest(f"'{name}' must be a number of seconds, 0 to 86400.")
-        start = time.time() + delay
-        changes["outage_start"], changes["outage_end"] = start, start + length
+        start = time.time() + data.get("outage_starts_in_seconds", 0)
+        changes["outage_start"], changes["outage_end"] = start, start + data.get("outage_seconds", 0)
     return changes

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.django_db
         ("post", "/api/faults/", "GET, PUT, DELETE"),
         ("post", "/health/", "GET"),
         ("delete", "/health/", "GET"),
+        ("post", "/api/schema/", "GET"),
     ],
 )
 def test_a_method_not_taken_is_a_json_405(csrf_client, key, method, path, allowed):

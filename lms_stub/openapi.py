@@ -1,0 +1,381 @@
+"""The OpenAPI 3 document of the LMS stand-in, written by hand (lms_stub is plain Django, so
+there is nothing to generate it from) and served at GET /api/schema/.
+
+It is built from the running settings (body limit, catalogue size) so it says what this
+process does; tests/schema fuzzes the running service against it.
+"""
+
+from django.conf import settings
+
+from ecommerce.courses.definition import ORG, RUN, SEAT_MODE, seat
+from lms_stub.faults.views import LIMITS
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
+    response = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _error(description: str, headers: dict | None = None) -> dict:
+    return _json(_ref("Error"), description, headers)
+
+
+RETRY_AFTER = {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds to wait."}}
+
+# Answers every endpoint of this service can give.
+BAD_REQUEST = "The request could not be read (bad_request), e.g. a form body over the size limit."
+NOT_JSON = "The body is not application/json (unsupported_media_type)."
+API_KEY_REFUSED = "No or a wrong X-Edx-Api-Key (invalid_api_key)."
+
+
+def _too_large() -> dict:
+    return _error(f"The body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (body_too_large).")
+
+
+COURSE_ID = {
+    "type": "string",
+    "minLength": 1,
+    "description": f"A course the LMS sells: course-v1:{ORG}+LT<four digits>+{RUN}, one of the catalogue's.",
+}
+
+
+def _components() -> dict:
+    order = {
+        "type": "object",
+        "description": "The order as ecommerce answers it (see ecommerce's Order schema).",
+        "required": ["number", "status"],
+        "properties": {"number": {"type": "string"}, "status": {"type": "string"}},
+    }
+    return {
+        "schemas": {
+            "Error": {
+                "type": "object",
+                "description": "Every answer that is not a success; some add context next to these keys.",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                "additionalProperties": True,
+            },
+            "Learner": {
+                "type": "object",
+                "required": ["username", "email", "user_id", "csrf_token"],
+                "properties": {
+                    "username": {"type": "string", "pattern": "^learner_[0-9a-f]{16}$"},
+                    "email": {"type": "string"},
+                    "user_id": {"type": "integer"},
+                    "csrf_token": {"type": "string", "description": "Send it back as X-CSRFToken."},
+                },
+                "additionalProperties": False,
+            },
+            "Purchase": {
+                "type": "object",
+                "required": ["course_id"],
+                "properties": {"course_id": {**COURSE_ID, "example": seat(1).course_id}},
+                "additionalProperties": True,
+                "description": "Other fields are ignored.",
+            },
+            "PurchaseResult": {
+                "type": "object",
+                "required": ["course_id", "enrolled", "order"],
+                "properties": {
+                    "course_id": {"type": "string"},
+                    "enrolled": {"type": "boolean"},
+                    "message": {"type": "string"},
+                    "order": order,
+                },
+                "additionalProperties": False,
+            },
+            "Order": order,
+            "EnrollmentRequest": {
+                "type": "object",
+                "required": ["user", "mode", "course_details"],
+                "properties": {
+                    "user": {"type": "string", "minLength": 1, "maxLength": 150},
+                    "mode": {"type": "string", "enum": [SEAT_MODE]},
+                    "is_active": {"type": "boolean", "default": True},
+                    "course_details": {
+                        "type": "object",
+                        "required": ["course_id"],
+                        "properties": {"course_id": {**COURSE_ID, "example": seat(1).course_id}},
+                    },
+                },
+                "description": "Other fields are ignored. Idempotent on (user, course).",
+            },
+            "Enrollment": {
+                "type": "object",
+                "required": ["user", "mode", "is_active", "course_details"],
+                "properties": {
+                    "user": {"type": "string"},
+                    "mode": {"type": "string"},
+                    "is_active": {"type": "boolean"},
+                    "course_details": {
+                        "type": "object",
+                        "required": ["course_id"],
+                        "properties": {"course_id": {"type": "string"}},
+                        "additionalProperties": False,
+                    },
+                    "created": {"type": "string", "format": "date-time"},
+                },
+                "additionalProperties": False,
+            },
+            "FaultChanges": {
+                "type": "object",
+                "properties": {
+                    name: {"type": kind, "minimum": low, "maximum": high}
+                    for name, (kind, low, high) in LIMITS.items()
+                },
+                "additionalProperties": False,
+                "description": (
+                    "Any of the fields. jitter_ms is added at random (0..jitter); outage_seconds "
+                    "and outage_starts_in_seconds set an outage window from now (0 ends one)."
+                ),
+            },
+            "Faults": {
+                "type": "object",
+                "required": [
+                    "latency_ms",
+                    "jitter_ms",
+                    "error_rate",
+                    "outage_start",
+                    "outage_end",
+                    "now",
+                    "applies_within_seconds",
+                ],
+                "properties": {
+                    "latency_ms": {"type": "integer", "minimum": 0},
+                    "jitter_ms": {"type": "integer", "minimum": 0},
+                    "error_rate": {"type": "number", "minimum": 0, "maximum": 1},
+                    "outage_start": {"type": "number", "description": "Unix seconds"},
+                    "outage_end": {"type": "number", "description": "Unix seconds"},
+                    "now": {"type": "number", "description": "Unix seconds"},
+                    "applies_within_seconds": {"type": "number"},
+                },
+                "additionalProperties": False,
+            },
+            "Health": {
+                "type": "object",
+                "required": ["status", "database"],
+                "properties": {
+                    "status": {"type": "string", "enum": ["ok"]},
+                    "database": {"type": "string", "enum": ["ok"]},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "securitySchemes": {
+            "session": {
+                "type": "apiKey",
+                "in": "cookie",
+                "name": settings.SESSION_COOKIE_NAME,
+                "description": "The learner's session, set by /auto_auth.",
+            },
+            "csrfCookie": {
+                "type": "apiKey",
+                "in": "cookie",
+                "name": settings.CSRF_COOKIE_NAME,
+                "description": "Set by /auto_auth; its value goes in X-CSRFToken too.",
+            },
+            "csrfHeader": {
+                "type": "apiKey",
+                "in": "header",
+                "name": "X-CSRFToken",
+                "description": "The csrftoken cookie's value (unsafe methods only).",
+            },
+            "apiKey": {
+                "type": "apiKey",
+                "in": "header",
+                "name": "X-Edx-Api-Key",
+                "description": "The key ecommerce (and tools) present to the enrollment and fault APIs.",
+            },
+        },
+    }
+
+
+def document() -> dict:
+    learner = [{"session": []}]
+    learner_unsafe = [{"session": [], "csrfCookie": [], "csrfHeader": []}]
+    api_key = [{"apiKey": []}]
+    csrf_refused = _error(
+        "No CSRF cookie, or an X-CSRFToken that does not match it (csrf_failed); checked before the session."
+    )
+    faults_answer = _json(_ref("Faults"), "The faults in force.")
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "LMS stand-in (lms_stub)",
+            "version": "1",
+            "description": (
+                "The LMS side of the order loop: learners, the commerce endpoint that asks ecommerce "
+                "for an order, the enrollment API ecommerce calls back, and fault injection. Every "
+                "error answer has one shape (components/schemas/Error)."
+            ),
+        },
+        "paths": {
+            "/auto_auth": {
+                "get": {
+                    "operationId": "auto_auth",
+                    "summary": "Create a fresh learner and log it in",
+                    "description": "Sets the session and csrftoken cookies.",
+                    "security": [],
+                    "responses": {"201": _json(_ref("Learner"), "The new learner, logged in.")},
+                },
+                "post": {
+                    "operationId": "auto_auth_post",
+                    "summary": "The same as GET (any body is ignored)",
+                    "security": [],
+                    "responses": {"201": _json(_ref("Learner"), "The new learner, logged in.")},
+                },
+            },
+            "/api/commerce/v0/baskets/": {
+                "post": {
+                    "operationId": "buy_course",
+                    "summary": "The learner buys a course's seat (ecommerce places and fulfils the order)",
+                    "security": learner_unsafe,
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("Purchase")}},
+                    },
+                    "responses": {
+                        "201": _json(_ref("PurchaseResult"), "Enrolled (order Complete)."),
+                        "202": _json(
+                            _ref("PurchaseResult"),
+                            "The order is placed but the enrollment failed; ecommerce will retry it.",
+                        ),
+                        "400": _error(
+                            "The body is not JSON (malformed_json), not an object or names no "
+                            f"course (invalid_request). {BAD_REQUEST}"
+                        ),
+                        "401": _error("Not logged in (not_authenticated)."),
+                        "403": csrf_refused,
+                        "406": _error("No such course for sale (unknown_course, with course_id)."),
+                        "409": _error(
+                            "Already enrolled (already_enrolled) or already bought (already_purchased)."
+                        ),
+                        "413": _too_large(),
+                        "415": _error(NOT_JSON),
+                        "502": _error(
+                            "ecommerce refused or failed (ecommerce_error, with its answer) or could "
+                            "not be reached (ecommerce_unreachable)."
+                        ),
+                        "503": _error("ecommerce is overloaded (ecommerce_unavailable).", RETRY_AFTER),
+                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                    },
+                }
+            },
+            "/api/commerce/v1/orders/{number}/": {
+                "get": {
+                    "operationId": "read_order",
+                    "summary": "The learner reads one of their orders back (proxied to ecommerce)",
+                    "security": learner,
+                    "parameters": [
+                        {"name": "number", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {
+                        "200": _json(_ref("Order"), "The order, as ecommerce answers it."),
+                        "401": _error("Not logged in (not_authenticated)."),
+                        "404": _error("No such order, or not this learner's (ecommerce's not_found)."),
+                        "502": _error("ecommerce answered something else, or could not be reached."),
+                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                    },
+                }
+            },
+            "/api/enrollment/v1/enrollment": {
+                "get": {
+                    "operationId": "list_enrollments",
+                    "summary": "A user's enrollments",
+                    "security": api_key,
+                    "parameters": [
+                        {
+                            "name": "user",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"type": "string", "minLength": 1},
+                        }
+                    ],
+                    "responses": {
+                        "200": _json(
+                            {"type": "array", "items": _ref("Enrollment")},
+                            "The user's enrollments, oldest first.",
+                        ),
+                        "400": _error("No user named (invalid_request)."),
+                        "403": _error(API_KEY_REFUSED),
+                    },
+                },
+                "post": {
+                    "operationId": "enroll",
+                    "summary": "Enrol a user in a course's mode (idempotent on user and course)",
+                    "security": api_key,
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("EnrollmentRequest")}},
+                    },
+                    "responses": {
+                        "200": _json(_ref("Enrollment"), "Enrolled (or already enrolled)."),
+                        "400": _error(
+                            "The body is not JSON (malformed_json) or a field is invalid "
+                            "(invalid_request), the course is unknown (unknown_course) or has no such "
+                            f"mode (unknown_mode, with modes). {BAD_REQUEST}"
+                        ),
+                        "403": _error(API_KEY_REFUSED),
+                        "413": _too_large(),
+                        "415": _error(NOT_JSON),
+                        "500": _error(
+                            "Injected failure (injected_error), only while /api/faults/ sets error_rate."
+                        ),
+                        "503": _error("Injected outage (outage), only while /api/faults/ sets one."),
+                    },
+                },
+            },
+            "/api/faults/": {
+                "get": {
+                    "operationId": "read_faults",
+                    "summary": "The faults of the enrollment API",
+                    "security": api_key,
+                    "responses": {"200": faults_answer, "403": _error(API_KEY_REFUSED)},
+                },
+                "put": {
+                    "operationId": "set_faults",
+                    "summary": "Change the faults of the enrollment API",
+                    "description": "Every worker applies them within applies_within_seconds.",
+                    "security": api_key,
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("FaultChanges")}},
+                    },
+                    "responses": {
+                        "200": faults_answer,
+                        "400": _error(
+                            "The body is not JSON (malformed_json), not an object, names an unknown "
+                            f"field or a value out of range (invalid_request). {BAD_REQUEST}"
+                        ),
+                        "403": _error(API_KEY_REFUSED),
+                        "413": _too_large(),
+                        "415": _error(NOT_JSON),
+                    },
+                },
+                "delete": {
+                    "operationId": "reset_faults",
+                    "summary": "Return to the LMS_FAULT_* settings",
+                    "security": api_key,
+                    "responses": {"200": faults_answer, "403": _error(API_KEY_REFUSED)},
+                },
+            },
+            "/health/": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "Whether the service can reach its database",
+                    "security": [],
+                    "responses": {
+                        "200": _json(_ref("Health"), "The database answers."),
+                        "503": _error("The database does not answer (unavailable)."),
+                    },
+                }
+            },
+        },
+        "components": _components(),
+    }
