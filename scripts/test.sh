@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
 # Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
+# SUITES picks some of them by key: lint unit lms_stub integration schema load
+# (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs).
 # A MariaDB this command started is stopped at the end; one that was running stays up.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -20,21 +22,26 @@ export PYTHONPATH=$ROOT
 # touching a stack started by `make up`.
 unset ECOMMERCE_PORT LMS_PORT
 
+SUITES=${SUITES:-lint unit lms_stub integration schema load}
 failed=()
 run() {
-  local name=$1
-  shift
+  local key=$1 name=$2
+  shift 2
+  [[ " $SUITES " == *" $key "* ]] || return 0
   say ""
   say "=== $name"
   "$@" || failed+=("$name")
 }
 
-run "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
-run "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
-run "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
-run "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
-# The load suite imports Locust, which monkey-patches the process for gevent: its own run.
-run "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django "$@"
+run lint "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
+run unit "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
+run lms_stub "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
+run integration "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
+# Both services under schemathesis and hand-written bad input (FUZZ_EXAMPLES per operation).
+run schema "schema and bad input" "$PYTHON" -m pytest tests/schema --ds=settings.test "$@"
+# The load suite imports Locust, which monkey-patches the process for gevent: its own run,
+# without the schemathesis plugin (it imports requests and ssl before Locust can patch them).
+run load "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django -p no:schemathesis "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""
