@@ -40,8 +40,8 @@ run integration "integration" "$PYTHON" -m pytest tests/integration --ds=setting
 # Both services under schemathesis and hand-written bad input (FUZZ_EXAMPLES per operation).
 run schema "schema and bad input" "$PYTHON" -m pytest tests/schema --ds=settings.test "$@"
 # The load suite imports Locust, which monkey-patches the process for gevent: its own run,
-# without the schemathesis plugin (it imports requests and ssl before Locust can patch them).
-run load "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django -p no:schemathesis "$@"
+# without the plugins that import ssl before Locust can patch it (schemathesis, anyio).
+run load "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django -p no:schemathesis -p no:anyio "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""
