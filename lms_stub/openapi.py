@@ -27,11 +27,16 @@ def _error(description: str, headers: dict | None = None) -> dict:
 
 
 RETRY_AFTER = {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds to wait."}}
+NO_DATABASE = "The database cannot be reached or no pooled connection was free in time (database_unavailable)"
 
 # Answers every endpoint of this service can give.
 BAD_REQUEST = "The request could not be read (bad_request), e.g. a form body over the size limit."
 NOT_JSON = "The body is not application/json (unsupported_media_type)."
 API_KEY_REFUSED = "No or a wrong X-Edx-Api-Key (invalid_api_key)."
+
+
+def _no_database(also: str = "") -> dict:
+    return _error(f"{NO_DATABASE}{also}; retry after Retry-After seconds.", RETRY_AFTER)
 
 
 def _too_large() -> dict:
@@ -222,13 +227,19 @@ def document() -> dict:
                     "summary": "Create a fresh learner and log it in",
                     "description": "Sets the session and csrftoken cookies.",
                     "security": [],
-                    "responses": {"201": _json(_ref("Learner"), "The new learner, logged in.")},
+                    "responses": {
+                        "201": _json(_ref("Learner"), "The new learner, logged in."),
+                        "503": _no_database(),
+                    },
                 },
                 "post": {
                     "operationId": "auto_auth_post",
                     "summary": "The same as GET (any body is ignored)",
                     "security": [],
-                    "responses": {"201": _json(_ref("Learner"), "The new learner, logged in.")},
+                    "responses": {
+                        "201": _json(_ref("Learner"), "The new learner, logged in."),
+                        "503": _no_database(),
+                    },
                 },
             },
             "/api/commerce/v0/baskets/": {
@@ -262,7 +273,16 @@ def document() -> dict:
                             "ecommerce refused or failed (ecommerce_error, with its answer) or could "
                             "not be reached (ecommerce_unreachable)."
                         ),
-                        "503": _error("ecommerce is overloaded (ecommerce_unavailable).", RETRY_AFTER),
+                        "429": _error(
+                            "The learner bought too often (too_many_purchases, ecommerce's per-learner "
+                            "limit).",
+                            RETRY_AFTER,
+                        ),
+                        "503": _error(
+                            "ecommerce is overloaded or restarting (ecommerce_unavailable), or "
+                            f"{NO_DATABASE[0].lower()}{NO_DATABASE[1:]}.",
+                            RETRY_AFTER,
+                        ),
                         "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
                     },
                 }
@@ -280,6 +300,9 @@ def document() -> dict:
                         "401": _error("Not logged in (not_authenticated)."),
                         "404": _error("No such order, or not this learner's (ecommerce's not_found)."),
                         "502": _error("ecommerce answered something else, or could not be reached."),
+                        "503": _error(
+                            "ecommerce is overloaded or restarting (ecommerce_unavailable).", RETRY_AFTER
+                        ),
                         "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
                     },
                 }
@@ -304,6 +327,7 @@ def document() -> dict:
                         ),
                         "400": _error("No user named (invalid_request)."),
                         "403": _error(API_KEY_REFUSED),
+                        "503": _no_database(),
                     },
                 },
                 "post": {
@@ -327,7 +351,11 @@ def document() -> dict:
                         "500": _error(
                             "Injected failure (injected_error), only while /api/faults/ sets error_rate."
                         ),
-                        "503": _error("Injected outage (outage), only while /api/faults/ sets one."),
+                        "503": _error(
+                            "An injected outage (outage), only while /api/faults/ sets one, or "
+                            f"{NO_DATABASE[0].lower()}{NO_DATABASE[1:]}.",
+                            RETRY_AFTER,
+                        ),
                     },
                 },
             },
@@ -336,7 +364,11 @@ def document() -> dict:
                     "operationId": "read_faults",
                     "summary": "The faults of the enrollment API",
                     "security": api_key,
-                    "responses": {"200": faults_answer, "403": _error(API_KEY_REFUSED)},
+                    "responses": {
+                        "200": faults_answer,
+                        "403": _error(API_KEY_REFUSED),
+                        "503": _no_database(),
+                    },
                 },
                 "put": {
                     "operationId": "set_faults",
@@ -356,13 +388,18 @@ def document() -> dict:
                         "403": _error(API_KEY_REFUSED),
                         "413": _too_large(),
                         "415": _error(NOT_JSON),
+                        "503": _no_database(),
                     },
                 },
                 "delete": {
                     "operationId": "reset_faults",
                     "summary": "Return to the LMS_FAULT_* settings",
                     "security": api_key,
-                    "responses": {"200": faults_answer, "403": _error(API_KEY_REFUSED)},
+                    "responses": {
+                        "200": faults_answer,
+                        "403": _error(API_KEY_REFUSED),
+                        "503": _no_database(),
+                    },
                 },
             },
             "/health/": {

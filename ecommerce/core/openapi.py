@@ -40,7 +40,7 @@ RETRY_AFTER = OpenApiParameter(
     {"type": "string", "pattern": "^[0-9]+$"},
     OpenApiParameter.HEADER,
     description="Seconds to wait before retrying.",
-    response=[409, 503],
+    response=[409, 429, 503],
 )
 WWW_AUTHENTICATE = OpenApiParameter(
     "WWW-Authenticate",
@@ -63,6 +63,8 @@ ERRORS = {
     413: "The body is larger than the limit (body_too_large, 64 KiB by default).",
     415: "The body is not application/json (unsupported_media_type).",
     422: "Unprocessable.",
+    429: "Too many purchases by this learner in the period (throttled, ECOMMERCE_LEARNER_RATE); "
+    "retry after Retry-After seconds.",
     503: "The database cannot be reached or no pooled connection was free in time "
     "(database_unavailable, pool_exhausted); retry after Retry-After seconds.",
 }

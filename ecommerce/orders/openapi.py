@@ -172,6 +172,7 @@ create_basket = extend_schema(
             413,
             415,
             422,
+            429,
             503,
             described={
                 400: "Invalid input (invalid_request, with fields), a body that is not JSON "
