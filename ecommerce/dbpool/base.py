@@ -51,6 +51,6 @@ class DatabaseWrapper(mysql.DatabaseWrapper):
             return
         with self.wrap_database_errors:
             if self.in_atomic_block or self.errors_occurred:
-                self.pool.discard(self.connection)
+                self.pool.discard(self.connection, broken=self.errors_occurred)
             else:
                 self.pool.put(self.connection)

@@ -8,7 +8,10 @@ added for MySQL and for a service that must not hang:
 * a checkout waits at most ``timeout`` seconds for a slot and then raises PoolExhausted,
   which the API answers with 503 and Retry-After;
 * a connection idle for longer than ``ping_after`` seconds is pinged before it is reused, and
-  replaced if the server has gone (restart, wait_timeout); busy connections skip the ping.
+  replaced if the server has gone (restart, wait_timeout); busy connections skip the ping;
+* once a connection is discarded as broken, every connection that went idle before that moment
+  is pinged before its next use too: after a MariaDB restart one request per process fails,
+  not one per pooled connection.
 """
 
 import time
@@ -31,6 +34,7 @@ class MySQLConnectionPool(DatabaseConnectionPool):
         self.ping_after = ping_after
         self._slots = BoundedSemaphore(maxsize)
         self.opened = 0  # connections this process opened, for measurements
+        self._suspect_before = 0.0  # idle since before this instant: ping before use
 
     def create_connection(self):
         conn = self._connect()
@@ -38,7 +42,8 @@ class MySQLConnectionPool(DatabaseConnectionPool):
         return conn
 
     def check_usable(self, conn) -> None:
-        if time.monotonic() - getattr(conn, "_pool_idle_since", 0.0) > self.ping_after:
+        idle_since = getattr(conn, "_pool_idle_since", 0.0)
+        if time.monotonic() - idle_since > self.ping_after or idle_since < self._suspect_before:
             conn.ping()
 
     def get(self):
@@ -68,8 +73,11 @@ class MySQLConnectionPool(DatabaseConnectionPool):
         super().put(conn)
         self._slots.release()
 
-    def discard(self, conn) -> None:
-        """Close a checked-out connection instead of returning it (broken, or mid-transaction)."""
+    def discard(self, conn, broken: bool = False) -> None:
+        """Close a checked-out connection instead of returning it (broken, or mid-transaction).
+        A broken one makes the idle connections suspect: the server may have restarted."""
+        if broken:
+            self._suspect_before = time.monotonic()
         self._drop(conn)
         self._slots.release()
 
