@@ -72,7 +72,7 @@ def use_mysql_driver(service: str) -> str:
 
 POOL_ENGINES = {
     "geventpool": "ecommerce.dbpool",
-    "off": "django.db.backends.mysql",
+    "off": "ecommerce.dbpool.unpooled",
 }
 
 

@@ -47,6 +47,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so it times everything else (Server-Timing header, New Relic attributes).
+    "ecommerce.core.timing.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -178,5 +180,9 @@ ECOMMERCE_LEARNER_RATE = env_rate("ECOMMERCE_LEARNER_RATE", "20/min")
 # An order still Open this long after it was placed lost its fulfilment (a worker died between
 # the two transactions); retry_fulfillment --all picks it up.
 STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS", 300)
+
+# Answers carry a Server-Timing header (db, lms, app, total ms); the load suite reports the
+# split per step. Off hides the figures from clients (New Relic still gets them).
+SERVER_TIMING = env_bool("SERVER_TIMING", True)
 
 LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))

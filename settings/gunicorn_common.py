@@ -17,10 +17,13 @@ def _int(name: str, default: int) -> int:
 
 def post_worker_init(worker) -> None:
     """Runs in each worker after gevent's monkey-patching and the app's loading: the place to
-    open the worker's pool connections (and, later, to register monitoring agents)."""
+    open the worker's pool connections and to connect the New Relic agent, if it runs."""
     from django.conf import settings
 
+    from ecommerce.core.timing import register_new_relic
     from ecommerce.dbpool import warm_up
+
+    register_new_relic(worker.log)
 
     if worker.cfg.worker_class_str == "gevent" and settings.MYSQL_DRIVER == "mysqlclient":
         worker.log.warning(

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ecommerce.core.timing.ServerTimingMiddleware",  # Server-Timing, with ecommerce's entries
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -99,5 +100,8 @@ LMS_FAULT_OUTAGE_START = env_float("LMS_FAULT_OUTAGE_START", 0.0)
 LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END", 0.0)
 # How often each worker re-reads the fault settings stored by /api/faults/.
 LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS", 0.5)
+
+# As ecommerce's (settings/base.py): a Server-Timing header, here with ecommerce's entries.
+SERVER_TIMING = env_bool("SERVER_TIMING", True)
 
 LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))

@@ -10,6 +10,7 @@ import os
 
 from django.db.backends.mysql import base as mysql
 
+from ecommerce.core.timing import TimedCommits
 from ecommerce.dbpool.pool import MySQLConnectionPool
 
 _pools: dict[tuple[str, int], MySQLConnectionPool] = {}
@@ -17,7 +18,7 @@ _pools: dict[tuple[str, int], MySQLConnectionPool] = {}
 DEFAULTS = {"MAX_CONNECTIONS": 10, "CHECKOUT_TIMEOUT": 5.0, "PING_AFTER": 1.0, "WARM": 2}
 
 
-class DatabaseWrapper(mysql.DatabaseWrapper):
+class DatabaseWrapper(TimedCommits, mysql.DatabaseWrapper):
     is_pooled = True
 
     @property

@@ -12,6 +12,7 @@ from django.utils import timezone
 from oscar.core.loading import get_model
 
 from ecommerce import dbpool
+from ecommerce.core import timing
 from ecommerce.fulfillment.models import FulfillmentAttempt
 from ecommerce.fulfillment.modules import module_for
 from ecommerce.fulfillment.status import LINE, ORDER
@@ -77,6 +78,7 @@ def retry(order) -> None:
     statuses = enroll_lines(order, lines)
     with transaction.atomic():
         record_fulfillment(order, lines, statuses)
+    timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
 
 
 def mark_stale_open_orders() -> int:

@@ -6,6 +6,7 @@ import logging
 import requests
 from django.conf import settings
 
+from ecommerce.core import timing
 from ecommerce.core.http_client import reused_session
 from ecommerce.courses.seats import enrollment_target
 from ecommerce.fulfillment.status import LINE
@@ -34,15 +35,16 @@ class EnrollmentFulfillmentModule:
             "course_details": {"course_id": course_id},
         }
         try:
-            response = reused_session().post(
-                settings.LMS_URL + ENROLLMENT_PATH,
-                json=body,
-                headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
-                timeout=timeout,
-                # A redirect would turn the POST into a GET, which an LMS may answer 200
-                # without enrolling anyone.
-                allow_redirects=False,
-            )
+            with timing.outbound("lms"):
+                response = reused_session().post(
+                    settings.LMS_URL + ENROLLMENT_PATH,
+                    json=body,
+                    headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
+                    timeout=timeout,
+                    # A redirect would turn the POST into a GET, which an LMS may answer 200
+                    # without enrolling anyone.
+                    allow_redirects=False,
+                )
         except requests.Timeout:
             logger.warning("order %s: enrollment timed out", order.number)
             return LINE.FULFILLMENT_TIMEOUT_ERROR

@@ -18,6 +18,7 @@ from django.utils import timezone
 from oscar.core.loading import get_model
 
 from ecommerce import dbpool
+from ecommerce.core import timing
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
 from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
@@ -66,6 +67,7 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
     statuses = enroll_lines(order, lines)
     with transaction.atomic():
         record_fulfillment(order, lines, statuses)
+        timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
         answer = Answer(201, basket_body(basket, order, lines))
         if record:
             IdempotencyRecord._default_manager.filter(pk=record.pk).update(

@@ -7,6 +7,7 @@ import jwt
 import requests
 from django.conf import settings
 
+from ecommerce.core import timing
 from ecommerce.core.http_client import reused_session
 
 
@@ -26,12 +27,15 @@ def learner_token(user) -> str:
 def create_order(user, sku: str) -> requests.Response:
     """POST /api/v2/baskets/ with checkout: place and fulfil the order. May raise
     requests.Timeout or requests.RequestException."""
-    return reused_session().post(
-        settings.ECOMMERCE_URL + "/api/v2/baskets/",
-        json={"products": [{"sku": sku}], "checkout": True},
-        headers={"Authorization": "JWT " + learner_token(user)},
-        timeout=settings.ECOMMERCE_TIMEOUT,
-    )
+    with timing.outbound("ecommerce"):
+        response = reused_session().post(
+            settings.ECOMMERCE_URL + "/api/v2/baskets/",
+            json={"products": [{"sku": sku}], "checkout": True},
+            headers={"Authorization": "JWT " + learner_token(user)},
+            timeout=settings.ECOMMERCE_TIMEOUT,
+        )
+    timing.forward("ecommerce", response.headers.get("Server-Timing"))
+    return response
 
 
 def read_order(user, number: str) -> requests.Response:
@@ -40,8 +44,11 @@ def read_order(user, number: str) -> requests.Response:
     The number is one path segment whatever it holds: unescaped, "#" or "?" would read the
     order list instead, and "." or ".." another path."""
     segment = quote(number, safe="").replace(".", "%2E")
-    return reused_session().get(
-        f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/",
-        headers={"Authorization": "JWT " + learner_token(user)},
-        timeout=settings.ECOMMERCE_TIMEOUT,
-    )
+    with timing.outbound("ecommerce"):
+        response = reused_session().get(
+            f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/",
+            headers={"Authorization": "JWT " + learner_token(user)},
+            timeout=settings.ECOMMERCE_TIMEOUT,
+        )
+    timing.forward("ecommerce", response.headers.get("Server-Timing"))
+    return response

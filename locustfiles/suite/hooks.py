@@ -23,6 +23,7 @@ import psutil
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
+from ecommerce.core.server_timing import parse as parse_server_timing
 from locustfiles.suite import audit, chaos, report, results, thresholds
 from locustfiles.suite import plan as plans
 from locustfiles.suite.recorder import Recorder
@@ -124,7 +125,10 @@ def _on_request(
     start = start_time if start_time is not None else time.time() - response_time / 1000
     status = getattr(response, "status_code", 0) or 0
     ok = exception is None
-    STATE.recorder.request(name, start, response_time, ok, status)
+    header = response.headers.get("Server-Timing") if status else None
+    STATE.recorder.request(
+        name, start, response_time, ok, status, parse_server_timing(header) if header else None
+    )
     if not ok:
         text = getattr(response, "text", None) if status else None
         STATE.recorder.example(name, status, text or repr(exception))

@@ -21,29 +21,45 @@ EXAMPLES = 3
 
 
 class EndpointStats:
-    __slots__ = ("histogram", "failures", "statuses")
+    __slots__ = ("histogram", "failures", "statuses", "timing_ms", "timed")
 
     def __init__(self):
         self.histogram = Histogram()
         self.failures = 0
         self.statuses: Counter[int] = Counter()
+        # The services' Server-Timing entries: milliseconds summed, and answers that had each.
+        self.timing_ms: Counter[str] = Counter()
+        self.timed: Counter[str] = Counter()
 
-    def record(self, value_ms: int, ok: bool, status: int) -> None:
+    def record(
+        self, value_ms: int, ok: bool, status: int, server_timing: dict[str, float] | None = None
+    ) -> None:
         self.histogram.add(value_ms)
         if not ok:
             self.failures += 1
         self.statuses[status] += 1
+        if server_timing:
+            self.timing_ms.update(server_timing)
+            self.timed.update(server_timing.keys())
 
     def merge(self, other: "EndpointStats") -> None:
         self.histogram.merge(other.histogram)
         self.failures += other.failures
         self.statuses.update(other.statuses)
+        self.timing_ms.update(other.timing_ms)
+        self.timed.update(other.timed)
+
+    def timing_means(self) -> dict[str, float]:
+        """Mean milliseconds of each Server-Timing entry, over the answers that carried it."""
+        return {name: round(self.timing_ms[name] / n, 1) for name, n in sorted(self.timed.items())}
 
     def to_dict(self) -> dict:
         return {
             "histogram": self.histogram.to_dict(),
             "failures": self.failures,
             "statuses": {str(k): v for k, v in self.statuses.items()},
+            "timing_ms": dict(self.timing_ms),
+            "timed": dict(self.timed),
         }
 
     @classmethod
@@ -52,6 +68,8 @@ class EndpointStats:
         stats.histogram = Histogram.from_dict(data["histogram"])
         stats.failures = data["failures"]
         stats.statuses = Counter({int(k): v for k, v in data["statuses"].items()})
+        stats.timing_ms = Counter(data.get("timing_ms", {}))
+        stats.timed = Counter(data.get("timed", {}))
         return stats
 
 
@@ -86,8 +104,16 @@ class Recorder:
 
     # --- where requests happen (local runner or worker) -------------------------------------
 
-    def request(self, name: str, start_time: float, response_time: float, ok: bool, status: int) -> None:
-        self._seconds[math.floor(start_time)][name].record(to_ms(response_time), ok, status)
+    def request(
+        self,
+        name: str,
+        start_time: float,
+        response_time: float,
+        ok: bool,
+        status: int,
+        server_timing: dict[str, float] | None = None,
+    ) -> None:
+        self._seconds[math.floor(start_time)][name].record(to_ms(response_time), ok, status, server_timing)
 
     def example(self, name: str, status: int, text: str) -> None:
         """Keep the first few answers of a failing kind, to say in the report what went wrong."""

@@ -31,6 +31,31 @@ def step_label(row: dict, profile: str) -> str:
     return f"{row['target_rpm']:g} RPM"
 
 
+# The order request's time, as the services' Server-Timing headers split it (the New Relic
+# breakdown of 2015: "Python", "MySQL other", "External"): part -> the entry it comes from.
+TIME_SPLIT = {
+    "LMS app": "app",
+    "LMS db": "db",
+    "ecommerce app": "ecommerce-app",
+    "ecommerce db": "ecommerce-db",
+    "enrollment call": "ecommerce-lms",
+}
+
+
+def time_split(row: dict) -> dict[str, float] | None:
+    """Mean ms of each part of the order request in a step, plus what no service timed (the
+    network and the time waiting in gunicorn's and the kernel's queues); None without timings."""
+    timings = row.get("server_timing") or {}
+    if "total" not in timings or row.get("mean") is None:
+        return None
+    split = {part: timings.get(entry, 0.0) for part, entry in TIME_SPLIT.items()}
+    untimed = row["mean"] - timings["total"]
+    if "ecommerce" in timings and "ecommerce-total" in timings:
+        untimed += timings["ecommerce"] - timings["ecommerce-total"]
+    split["network and queues"] = round(max(untimed, 0.0), 1)
+    return split
+
+
 def _counts(counts: dict) -> str:
     return ", ".join(f"{status}×{n}" for status, n in sorted(counts.items())) or "–"
 
@@ -161,6 +186,23 @@ def sections(summary: dict) -> list[tuple[str, str, object]]:
         )
     out.append(("Response times per step (ms)", "table", (headers, table)))
     out.append(("Percentiles per step", "image", "percentiles.png"))
+    splits = [(row, time_split(row)) for row in rows]
+    if any(split for _, split in splits):
+        parts = [*TIME_SPLIT, "network and queues"]
+        out.append(
+            (
+                "Where the order request's time went (mean ms per step, from the services' Server-Timing)",
+                "table",
+                (
+                    ["step", "mean", *parts],
+                    [
+                        [step_label(row, profile), row.get("mean"), *[(split or {}).get(p) for p in parts]]
+                        for row, split in splits
+                    ],
+                ),
+            )
+        )
+        out.append(("Time split per step", "image", "time_split.png"))
     if profile == "capacity":
         out.append(("Achieved RPM against p95", "image", "capacity.png"))
     if profile == "soak":
@@ -428,6 +470,23 @@ def plot(summary: dict, folder: Path) -> None:
         ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(folder / "soak.png", dpi=90)
+        plt.close(fig)
+
+    splits = [time_split(r) or {} for r in rows]
+    if any(splits):
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        bottom = [0.0] * len(rows)
+        for part in [*TIME_SPLIT, "network and queues"]:
+            heights = [split.get(part, 0.0) for split in splits]
+            ax.bar(x, heights, bottom=bottom, label=part)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        ax.set_xticks(x, labels, rotation=30, ha="right")
+        ax.set_ylabel("mean ms")
+        ax.set_title("Order request: where the time went per step (Server-Timing)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3, axis="y")
+        fig.tight_layout()
+        fig.savefig(folder / "time_split.png", dpi=90)
         plt.close(fig)
 
     groups = sorted({g for r in rows for g in r.get("cpu_percent", {})})

@@ -24,6 +24,7 @@ def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> di
         "mean": round(stats.histogram.mean, 1) if requests else None,
         **stats.histogram.percentiles(PERCENTILES),
         "statuses": {str(k): v for k, v in sorted(stats.statuses.items())},
+        "server_timing": stats.timing_means(),
     }
     return row
 

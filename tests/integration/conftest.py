@@ -19,15 +19,16 @@ class Stack:
         """manage.py against this stack's ecommerce database."""
         return servers.manage("settings.local", *args, env=self.env)
 
-    def another_ecommerce(self, workers: int = 1, **env) -> servers.Service:
+    def another_ecommerce(self, workers: int = 1, wrapper: list[str] | None = None, **env) -> servers.Service:
         """One more ecommerce server on this stack's database and LMS, configured by ``env``
-        (the caller stops it)."""
+        and run by ``wrapper`` if given (the caller stops it)."""
         return servers.start_service(
             "ecommerce",
             ECOMMERCE_DB,
             {**self.env, **env},
             workers=workers,
             worker_class=env.get("WORKER_CLASS"),
+            wrapper=wrapper,
         )
 
 

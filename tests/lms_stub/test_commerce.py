@@ -176,6 +176,7 @@ def test_the_order_number_is_one_path_segment_of_ecommerces_url(monkeypatch, set
     class Session:
         def get(self, url, **kwargs):
             requested.append(url)
+            return requests.Response()
 
     monkeypatch.setattr(ecommerce_client, "reused_session", Session)
     ecommerce_client.read_order(User(username="ada", email="ada@example.com"), number)

@@ -75,3 +75,27 @@ def test_a_step_notes_the_seconds_it_was_disturbed():
     recorder.fold_local()
     assert (recorder.steps[0].degraded_from, recorder.steps[0].degraded_to) == (1003, 1005)
     assert (recorder.steps[1].degraded_from, recorder.steps[1].degraded_to) == (1014, 1014)
+
+
+def test_server_timings_sent_by_workers_average_per_step_as_in_one_process():
+    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    single, master = Recorder(p), Recorder(p)
+    single.t0 = master.t0 = 1000
+    workers = [Recorder(p), Recorder(p)]
+    answers = [
+        (1001.0, {"db": 4.0, "total": 30.0}),
+        (1002.0, {"db": 6.0, "total": 50.0, "ecommerce-lms": 9.0}),
+        (1003.0, None),  # an answer without the header (a failure before the service)
+        (1012.0, {"db": 10.0, "total": 20.0}),
+    ]
+    for i, (start, timings) in enumerate(answers):
+        single.request(BASKET, start, 40.0, True, 201, timings)
+        workers[i % 2].request(BASKET, start, 40.0, True, 201, timings)
+    for worker in workers:
+        master.absorb(worker.drain())
+    single.fold_local()
+    for recorder in (single, master):
+        first, second = (recorder.steps[i].endpoints[BASKET] for i in (0, 1))
+        # Each entry's mean is over the answers that carried it.
+        assert first.timing_means() == {"db": 5.0, "ecommerce-lms": 9.0, "total": 40.0}
+        assert second.timing_means() == {"db": 10.0, "total": 20.0}

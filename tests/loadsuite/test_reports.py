@@ -133,6 +133,50 @@ def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
     )
 
 
+def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_path):
+    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    recorder = Recorder(p)
+    recorder.t0 = 1000
+    chain = {
+        "app": 2.0,
+        "db": 1.0,
+        "ecommerce": 40.0,
+        "total": 43.0,
+        "ecommerce-app": 15.0,
+        "ecommerce-db": 12.0,
+        "ecommerce-lms": 8.0,
+        "ecommerce-total": 35.0,
+    }
+    recorder.request(BASKET, 1001.0, 50.0, True, 201, chain)
+    recorder.request(BASKET, 1012.0, 50.0, True, 201, None)  # step 2: no service timed anything
+    recorder.fold_local()
+    summary = summary_for(p, recorder)
+
+    first, second = summary["steps"]
+    assert report.time_split(first) == {
+        "LMS app": 2.0,
+        "LMS db": 1.0,
+        "ecommerce app": 15.0,
+        "ecommerce db": 12.0,
+        "enrollment call": 8.0,
+        # 50 seen by the client - 43 inside the LMS, + 40 the LMS waited - 35 inside ecommerce
+        "network and queues": 12.0,
+    }
+    assert report.time_split(second) is None
+    report.write(summary, tmp_path)
+    assert (tmp_path / "time_split.png").stat().st_size > 0
+    text = (tmp_path / "report.md").read_text()
+    assert "| 1 users | 50 | 2 | 1 | 15 | 12 | 8 | 12 |" in text
+    assert "| 2 users | 50 | – | – | – | – | – | – |" in text
+
+
+def test_a_report_without_server_timings_has_no_split(tmp_path):
+    p, recorder, _ = recorded()
+    report.write(summary_for(p, recorder), tmp_path)
+    assert not (tmp_path / "time_split.png").exists()
+    assert "Where the order request's time went" not in (tmp_path / "report.md").read_text()
+
+
 def test_capacity_and_soak_reports_get_their_plots(tmp_path):
     p, recorder, _ = recorded("capacity", {"RPM": "600 1200 1800", "STEP_SECONDS": "10"})
     report.write(summary_for(p, recorder, {"capacity_rpm": 1200}), tmp_path / "capacity")

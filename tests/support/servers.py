@@ -103,7 +103,9 @@ def start_service(
     worker_class: str | None = None,
     health_timeout: float = 60,
     port: int | None = None,
+    wrapper: list[str] | None = None,
 ) -> Service:
+    """``wrapper``: a command that runs gunicorn (``["newrelic-admin", "run-program"]``)."""
     conf, prefix, settings_module, db_var = SERVICES[service]
     port = port or free_port()
     var_dir = ROOT / "var" / "test" / f"{service}-{port}"
@@ -121,7 +123,7 @@ def start_service(
         run_env[f"{prefix}_WORKER_CLASS"] = worker_class
     out = open(var_dir / "log" / "stdout.log", "ab")  # noqa: SIM115 (owned by the process)
     process = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "-c", conf],
+        [*(wrapper or []), PYTHON, "-m", "gunicorn", "-c", conf],
         cwd=ROOT,
         env=run_env,
         stdout=out,
