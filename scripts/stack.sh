@@ -72,8 +72,16 @@ start_service() {
   fi
   rm -f "$pidfile"
   [ -n "$cpus" ] && pin=(taskset -c "$cpus")
+  # With a New Relic license key (or config file) the agent wraps gunicorn; each service
+  # reports as its own application, "<NEW_RELIC_APP_NAME or orderservice>-<service>".
+  local agent=() app_name=${NEW_RELIC_APP_NAME:-orderservice}-$name
+  if [ -n "${NEW_RELIC_LICENSE_KEY:-}${NEW_RELIC_CONFIG_FILE:-}" ]; then
+    agent=("$VENV/bin/newrelic-admin" run-program)
+    say "$name: under the New Relic agent as \"$app_name\""
+  fi
   # exec: no shell lingers as the server's parent holding this script's stdout open.
-  (cd "$ROOT" && exec setsid "${pin[@]}" "$PYTHON" -m gunicorn -c "$conf" </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
+  (cd "$ROOT" && NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
+    </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
   if ! wait_http "http://127.0.0.1:$port/health/" 60; then
     tail -n 30 "$LOG_DIR/$name.log" "$LOG_DIR/$name.out" >&2 2>/dev/null || true
     die "$name did not become healthy on port $port within 60 s; see $LOG_DIR/$name.log"
