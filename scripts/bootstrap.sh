@@ -5,7 +5,9 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 # mysqlclient is built from source: it needs a compiler, Python's headers and pkg-config.
-APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config gcc python3 python3-venv python3-dev)
+# The browser tests drive Debian's chromium through playwright (`playwright install` cannot
+# download its own browser build here); fonts-dejavu-core so its screenshots show text, not boxes.
+APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config gcc python3 python3-venv python3-dev chromium fonts-dejavu-core)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -38,7 +40,7 @@ if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   [ -x "$PYTHON" ] || python3 -m venv "$VENV"
   "$PYTHON" -m pip install -q --disable-pip-version-check \
     -r "$ROOT/requirements.txt" -c "$ROOT/constraints.txt" 2>&1 | grep -v "is ignored" || true
-  "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust" \
+  "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust, playwright" \
     || die "the virtualenv in $VENV is incomplete; see the pip output above"
   echo "$want" > "$stamp"
 fi
