@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
 # Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
-# SUITES picks some of them by key: lint unit lms_stub integration schema load
+# SUITES picks some of them by key: lint unit lms_stub integration schema load browser
 # (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs).
 # A MariaDB this command started is stopped at the end; one that was running stays up.
 set -uo pipefail
@@ -22,7 +22,7 @@ export PYTHONPATH=$ROOT
 # touching a stack started by `make up`.
 unset ECOMMERCE_PORT LMS_PORT
 
-SUITES=${SUITES:-lint unit lms_stub integration schema load}
+SUITES=${SUITES:-lint unit lms_stub integration schema load browser}
 failed=()
 run() {
   local key=$1 name=$2
@@ -42,6 +42,9 @@ run schema "schema and bad input" "$PYTHON" -m pytest tests/schema --ds=settings
 # The load suite imports Locust, which monkey-patches the process for gevent: its own run,
 # without the plugins that import ssl before Locust can patch it (schemathesis, anyio).
 run load "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django -p no:schemathesis -p no:anyio "$@"
+# Debian's chromium through playwright against a stack and a Locust web UI of their own;
+# screenshots in var/artifacts/browser/ (BROWSER_ARTIFACTS). No Django in this process.
+run browser "browser" "$PYTHON" -m pytest tests/browser -p no:django "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""

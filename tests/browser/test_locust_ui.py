@@ -1,0 +1,70 @@
+"""The Locust web UI of `make run`, used as a person would: fill the form, start a swarm, watch
+the purchase row count up, stop it."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import Swarm, last_order_id, order_numbers_after, poll
+
+pytestmark = pytest.mark.slow
+
+# The name locustfiles/learners.py gives the purchase request (not imported: importing Locust
+# monkey-patches this process for gevent).
+PURCHASE = "/api/commerce/v0/baskets/"
+USERS, SPAWN_RATE = 2, 2
+
+
+def status(page, state: str):
+    """The header's "Status" field reading ``state`` (shown upper case, stored lower case)."""
+    return expect(page.locator("header")).to_contain_text(re.compile(rf"Status\s*{state}", re.IGNORECASE))
+
+
+def cell_reader(page, row_name: str, column_title: str):
+    """A function that reads one number of the statistics table, or None while the row is not
+    shown yet."""
+    titles = [" ".join(title.split()) for title in page.locator("thead th").all_inner_texts()]
+    column = titles.index(column_title)
+    row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=row_name, exact=True))
+
+    def read() -> int | None:
+        if row.count() != 1:
+            return None
+        return int(row.locator("td").nth(column).inner_text().strip())
+
+    return read
+
+
+def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
+    stack, locust_ui, page, screenshot, swarms
+):
+    before = last_order_id(stack)
+    page.goto(locust_ui.url)
+    page.locator("input[name=userCount]").fill(str(USERS))
+    page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
+    page.locator("input[name=host]").fill(stack["LMS_URL"])
+    status(page, "ready")
+    screenshot(page, "form")
+
+    page.get_by_role("button", name="Start").click()
+    status(page, "running")
+    expect(page.get_by_role("cell", name=PURCHASE, exact=True)).to_be_visible()
+    requests = cell_reader(page, PURCHASE, "# Requests")
+    failures = cell_reader(page, PURCHASE, "# Fails")
+    first = poll(requests, lambda n: n is not None and n > 0, 20, "purchases counted")
+    second = poll(requests, lambda n: n > first, 20, f"purchases counted after {first}")
+    assert failures() == 0
+    screenshot(page, "running")
+
+    page.get_by_role("button", name="Stop").click()
+    status(page, "stopped")
+    counted = requests()
+    assert counted >= second and failures() == 0
+    screenshot(page, "stopped")
+
+    # Every purchase the UI counted (all of them successes) is an order in the database.
+    placed = poll(
+        lambda: order_numbers_after(stack, before), lambda numbers: len(numbers) >= counted, 10, "orders"
+    )
+    swarms.append(Swarm(before, placed))
