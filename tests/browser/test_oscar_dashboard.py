@@ -15,11 +15,12 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def swarm(stack, locust_ui, swarms) -> Swarm:
+def swarm(stack, swarms, request) -> Swarm:
     """The orders of the swarm the Locust UI test started, or, when that test did not run
     (e.g. ``-k dashboard``), of a short swarm started through the UI's own HTTP endpoints."""
     if swarms and swarms[-1].order_numbers:
         return swarms[-1]
+    locust_ui = request.getfixturevalue("locust_ui")  # started only when it is needed
     before = last_order_id(stack)
     form = urllib.parse.urlencode({"user_count": 2, "spawn_rate": 2, "host": stack["LMS_URL"]}).encode()
     with urllib.request.urlopen(urllib.request.Request(locust_ui.url + "/swarm", data=form), timeout=10) as r:
@@ -50,6 +51,7 @@ def test_staff_log_in_and_see_the_orders_a_swarm_placed(stack, staff_login, swar
     # Newest first, OSCAR_DASHBOARD_ITEMS_PER_PAGE a page: follow "next" until every order of
     # the swarm has been seen (orders placed since only push them further down).
     wanted, seen, page_number = set(swarm.order_numbers), set(), 1
+    assert wanted, "the swarm placed no order"
     while True:
         titles = [" ".join(title.split()) for title in page.locator("table th").all_inner_texts()]
         column = titles.index("Order number") + 1
