@@ -32,15 +32,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$status" = 0 ] || die "apt-get install ${missing[*]} failed"
 fi
 
-# The virtualenv is rebuilt only when the pins change.
+# The virtualenv is rebuilt only when the pins change. It holds the services' packages and the
+# deployment tools (requirements-deploy.txt: ansible, ansible-lint, molecule); deployed hosts
+# install requirements.txt alone.
 stamp=$VENV/.requirements.sha
-want=$(cat "$ROOT/requirements.txt" "$ROOT/constraints.txt" | sha256sum | cut -d' ' -f1)
+want=$(cat "$ROOT/requirements.txt" "$ROOT/requirements-deploy.txt" "$ROOT/constraints.txt" | sha256sum | cut -d' ' -f1)
 if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   say "bootstrap: installing Python packages into $VENV"
   [ -x "$PYTHON" ] || python3 -m venv "$VENV"
   "$PYTHON" -m pip install -q --disable-pip-version-check \
-    -r "$ROOT/requirements.txt" -c "$ROOT/constraints.txt" 2>&1 | grep -v "is ignored" || true
-  "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust, playwright" \
+    -r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt" 2>&1 | grep -v "is ignored" || true
+  "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust, playwright, ansible, molecule" \
     || die "the virtualenv in $VENV is incomplete; see the pip output above"
   echo "$want" > "$stamp"
 fi
