@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test fuzz bench smoke ramp rpm capacity soak chaos compare lint format freeze clean
+.PHONY: help bootstrap up down status run test deploy-test fuzz bench smoke ramp rpm capacity soak chaos compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
@@ -30,6 +30,9 @@ run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what i
 
 test:  ## every test, on a private MariaDB
 	@scripts/test.sh
+
+deploy-test:  ## molecule test of the Ansible deployment on this host (ansible/README.md)
+	@scripts/bootstrap.sh && cd ansible && PATH="$(CURDIR)/.venv/bin:$$PATH" molecule test
 
 FUZZ_EXAMPLES ?= 500
 FUZZ_SEED ?=

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
 # Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
-# SUITES picks some of them by key: lint unit lms_stub integration schema load browser
+# SUITES picks some of them by key: lint ansible unit lms_stub integration schema load browser
 # (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs).
 # A MariaDB this command started is stopped at the end; one that was running stays up.
 set -uo pipefail
@@ -22,7 +22,7 @@ export PYTHONPATH=$ROOT
 # touching a stack started by `make up`.
 unset ECOMMERCE_PORT LMS_PORT
 
-SUITES=${SUITES:-lint unit lms_stub integration schema load browser}
+SUITES=${SUITES:-lint ansible unit lms_stub integration schema load browser}
 failed=()
 run() {
   local key=$1 name=$2
@@ -34,6 +34,9 @@ run() {
 }
 
 run lint "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
+# The deployment: ansible-lint's production profile, and site.yml parsed with every inventory
+# (the molecule scenario that converges it is `make deploy-test`).
+run ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
 run unit "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
 run lms_stub "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
 run integration "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
