@@ -5,9 +5,7 @@ and the web UI."""
 
 import csv
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +16,7 @@ import pytest
 
 from locustfiles.suite import audit
 from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
+from tests.support.stack import stack_environment, stack_stop, stack_up
 
 pytestmark = pytest.mark.slow
 
@@ -26,45 +25,20 @@ BASKET = "/api/commerce/v0/baskets/"
 DATABASES = ("test_load_ecommerce", "test_load_lms")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def stack_env():
-    lms_port, ecommerce_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "VAR_DIR": str(ROOT / "var" / "test" / "loadstack"),
-        "MYSQL_DIR": str(ROOT / "var" / "mysql"),
-        "LMS_PORT": str(lms_port),
-        "ECOMMERCE_PORT": str(ecommerce_port),
-        "LMS_URL": f"http://127.0.0.1:{lms_port}",
-        "ECOMMERCE_URL": f"http://127.0.0.1:{ecommerce_port}",
-        "LOCUST_PORT": str(free_port()),
-        "ECOMMERCE_DB_NAME": DATABASES[0],
-        "LMS_DB_NAME": DATABASES[1],
-        "CATALOG_COURSES": "5",
-        "ECOMMERCE_WORKERS": "2",
-        "LMS_WORKERS": "2",
-        "ECOMMERCE_STAFF_PASSWORD": "load-suite-staff-password",
-        "PYTHONPATH": str(ROOT),
-        "WAIT_MIN": "0",
-        "WAIT_MAX": "0",
-    }
-    subprocess.run(
-        [str(ROOT / "scripts/stack.sh"), "up"], env=env, check=True, capture_output=True, timeout=300
+    env = stack_environment(
+        "loadstack",
+        DATABASES,
+        ECOMMERCE_STAFF_PASSWORD="load-suite-staff-password",
+        WAIT_MIN="0",
+        WAIT_MAX="0",
     )
-    yield env
-    subprocess.run([str(ROOT / "scripts/stack.sh"), "stop"], env=env, capture_output=True, timeout=120)
-    for database in DATABASES:
-        subprocess.run(
-            [str(ROOT / "scripts/mysql.sh"), "shell", "-e", f"DROP DATABASE IF EXISTS `{database}`"],
-            env=env,
-            capture_output=True,
-        )
+    try:
+        stack_up(env)
+        yield env
+    finally:
+        stack_stop(env)
 
 
 def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
