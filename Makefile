@@ -12,6 +12,8 @@ export FAULTS PHASE_SECONDS FAULT_SECONDS
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@echo "Load runs (sizes as make variables, defaults in parentheses; see README.md, \"Load runs\"):"
+	@python3 -m locustfiles.suite.profiles
 
 bootstrap:  ## install system packages and the virtualenv (.venv)
 	@scripts/bootstrap.sh
@@ -44,23 +46,9 @@ bench:  ## in-process figures of one checkout with fulfilment (ORDERS, COURSES);
 	@scripts/stack.sh up >/dev/null
 	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(or $(COURSES),1) --json
 
-smoke:  ## a few seconds of load, for a quick check
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run smoke
-
-ramp:  ## USERS (1..10) for STEP_SECONDS (60) each, think time 3-5 s: edX's Round 0 table
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run ramp
-
-rpm:  ## purchases at RPM (78) for DURATION (600 s), open model
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run rpm
-
-capacity:  ## RPM steps rising until a threshold breaks; reports the highest RPM that held
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run capacity
-
-soak:  ## RPM (1038) for HOURS (64) in BUCKET_SECONDS (3600) buckets, with the p95 trend
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run soak
-
-chaos:  ## each fault of FAULTS under RPM (300), PHASE_SECONDS (30) each; fails if anything is lost
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run chaos
+# The load profiles; `make help` takes their descriptions and defaults from the profiles.
+smoke ramp rpm capacity soak chaos:
+	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run $@
 
 compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }

@@ -8,8 +8,6 @@ import gevent
 from locust import constant
 from locust.exception import StopUser
 
-from locustfiles.suite import hooks
-
 
 class ArrivalsMixin:
     """Mix into a user class that defines ``journey()``; its only task is ``arrive``."""
@@ -17,17 +15,18 @@ class ArrivalsMixin:
     wait_time = constant(0)
 
     def arrive(self):
-        clock = hooks.wait_for_clock()
+        run = self.environment.suite
+        clock = run.wait_for_clock()
         due, missed = clock.claim(time.time())
         if missed:
-            hooks.STATE.recorder.missed(missed)
-        if due is None or hooks.STATE.stopping:
+            run.recorder.missed(missed)
+        if due is None or run.stopping:
             raise StopUser()
         # Asleep in short naps, so a stopping test never waits for arrivals that will not come.
         while (remaining := due - time.time()) > 0:
-            if hooks.STATE.stopping:
+            if run.stopping:
                 raise StopUser()
             gevent.sleep(min(remaining, 0.2))
-        if hooks.STATE.stopping:
+        if run.stopping:
             raise StopUser()
         self.journey()

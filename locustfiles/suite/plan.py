@@ -11,11 +11,11 @@ Step boundaries fall on whole seconds after the run's start (t0), so a request's
 from the whole second it started in.
 """
 
+import bisect
 import math
 from dataclasses import asdict, dataclass
 
 MISS_TOLERANCE = 1.0
-PROFILES = ("ramp", "rpm", "capacity", "soak", "smoke", "chaos")
 
 
 @dataclass(frozen=True)
@@ -83,90 +83,71 @@ class Plan:
         }
 
 
+class LivePlan(Plan):
+    """The plan of a run whose users are set by hand (the web UI's form, Locust's -u): it is
+    written as the run goes. Each change of the user count starts a step on the next whole
+    second; the last step stays open until the run stops. A step's ``seconds`` is the time it
+    really lasted (the first starts when the run did, the last ends when it stopped), so its
+    rates are honest; whole-second bounds decide which step a request belongs to."""
+
+    def __init__(self, profile: str = "manual"):
+        super().__init__(profile, [], open_model=False, users=0)
+        self.bounds: list[int] = []  # whole seconds after t0 at which each step starts
+        self.begun = 0.0  # seconds after t0 at which the run really started
+        self.stopped: float | None = None
+
+    def begin(self, users: int, begun: float) -> None:
+        self.steps, self.bounds, self.begun, self.stopped = [], [0], begun, None
+        self._append(users, 0, None)
+
+    def change(self, users: int, offset: float) -> None:
+        """The user count became ``users`` at ``offset`` seconds after t0."""
+        if self.stopped is not None or (self.steps and self.steps[-1].users == users):
+            return
+        bound = max(self.bounds[-1] + 1, math.ceil(offset))
+        self._close_last(bound)
+        self.bounds.append(bound)
+        self._append(users, bound, None)
+
+    def stop(self, offset: float) -> None:
+        if self.stopped is None and self.steps:
+            self.stopped = max(offset, self.bounds[-1])
+            self._close_last(self.stopped)
+
+    def _append(self, users: int, bound: int, seconds) -> None:
+        self.steps.append(Step(len(self.steps), bound, seconds or 0, users=users))
+        self.users = max(self.users, users)
+
+    def _close_last(self, end: float) -> None:
+        last = self.steps[-1]
+        began = self.begun if last.index == 0 else last.start
+        self.steps[-1] = Step(last.index, last.start, round(max(end - began, 0.001), 3), users=last.users)
+
+    @property
+    def seconds(self) -> float:
+        return self.stopped if self.stopped is not None else 0
+
+    def step_index(self, offset_seconds: float) -> int | None:
+        second = math.floor(offset_seconds)
+        if second < 0 or not self.steps:
+            return None
+        if self.stopped is not None and second > self.stopped:
+            return None
+        return bisect.bisect_right(self.bounds, second) - 1
+
+
 def users_for(rpm: float, latency_budget: float = 5.0) -> int:
     """Users an open-model step needs: enough for every arrival of a slow period to find one
     (the rate times a latency budget, with headroom)."""
     return max(5, math.ceil(rpm / 60 * latency_budget) + 5)
 
 
-def _numbers(text: str, kind=float) -> list:
+def numbers(text: str, kind=float) -> list:
+    """Positive numbers from a make variable ("1 2 3" or "1,2,3")."""
     values = [kind(v) for v in str(text).replace(",", " ").split()]
     if not values or any(v <= 0 for v in values):
         raise ValueError(f"expected positive numbers, got {text!r}")
     return values
-
-
-def build(
-    profile: str,
-    users: str = "1 2 3 4 5 6 7 8 9 10",
-    step_seconds: int = 60,
-    rpm: str = "78",
-    duration: int = 600,
-    hours: float = 64,
-    bucket_seconds: int = 3600,
-    rpm_start: float = 300,
-    rpm_step: float = 300,
-    rpm_max: float = 6000,
-    faults: str = "",
-    phase_seconds: int = 30,
-) -> Plan:
-    """The plan of a profile from its parameters (the make variables of the same names)."""
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; one of {', '.join(PROFILES)}")
-    step_seconds = int(step_seconds)
-    if step_seconds < 1:
-        raise ValueError("STEP_SECONDS must be at least 1")
-    if profile in ("ramp", "smoke"):
-        counts = _numbers(users, int)
-        steps = [Step(i, i * step_seconds, step_seconds, users=u) for i, u in enumerate(counts)]
-        return Plan(profile, steps, open_model=False, users=max(counts))
-    if profile == "rpm":
-        target = _numbers(rpm)[0]
-        duration = int(duration)
-        if duration < 1:
-            raise ValueError("DURATION must be at least 1 second")
-        return Plan(
-            profile, [Step(0, 0, duration, target_rpm=target)], open_model=True, users=users_for(target)
-        )
-    if profile == "capacity":
-        explicit = str(rpm).strip() if rpm else ""
-        if explicit and len(explicit.split()) > 1:
-            targets = _numbers(explicit)
-        else:
-            count = int((rpm_max - rpm_start) // rpm_step) + 1
-            targets = [rpm_start + i * rpm_step for i in range(max(count, 1))]
-        steps = [Step(i, i * step_seconds, step_seconds, target_rpm=r) for i, r in enumerate(targets)]
-        # A step is judged once its slowest requests have had time to end and be reported.
-        grace = min(6, max(2, step_seconds // 2))
-        return Plan(profile, steps, open_model=True, users=users_for(max(targets)), grace=grace)
-    if profile == "chaos":
-        from locustfiles.suite.chaos import FAULTS, users_budget_seconds
-
-        names = (faults or " ".join(FAULTS)).replace(",", " ").split()
-        unknown = [n for n in names if n not in FAULTS]
-        if unknown:
-            raise ValueError(f"unknown fault {', '.join(unknown)}; known: {', '.join(FAULTS)}")
-        phase_seconds = int(phase_seconds)
-        if phase_seconds < 8:
-            raise ValueError("PHASE_SECONDS must be at least 8 (before, during and after a fault)")
-        target = _numbers(rpm)[0]
-        steps = [
-            Step(i, i * phase_seconds, phase_seconds, target_rpm=target, fault=name)
-            for i, name in enumerate(names)
-        ]
-        return Plan("chaos", steps, open_model=True, users=users_for(target, users_budget_seconds()))
-    # soak: buckets of bucket_seconds at one rate
-    target = _numbers(rpm)[0]
-    total = int(round(float(hours) * 3600))
-    bucket_seconds = int(bucket_seconds)
-    if total < 1 or bucket_seconds < 1:
-        raise ValueError("HOURS and BUCKET_SECONDS must give at least one second")
-    count = math.ceil(total / bucket_seconds)
-    steps = [
-        Step(i, i * bucket_seconds, min(bucket_seconds, total - i * bucket_seconds), target_rpm=target)
-        for i in range(count)
-    ]
-    return Plan("soak", steps, open_model=True, users=users_for(target))
 
 
 class ArrivalClock:
@@ -196,22 +177,7 @@ class ArrivalClock:
 
 
 def from_env(profile: str, env) -> Plan:
-    """The plan of ``profile`` from the make variables (USERS, STEP_SECONDS, RPM, DURATION,
-    HOURS, BUCKET_SECONDS, RPM_START, RPM_STEP, RPM_MAX, FAULTS, PHASE_SECONDS), with each
-    profile's defaults."""
-    defaults = {"ramp": ("1 2 3 4 5 6 7 8 9 10", 60), "smoke": ("2", 5)}
-    users, step_seconds = defaults.get(profile, ("1", 60))
-    return build(
-        profile,
-        users=env.get("USERS") or users,
-        step_seconds=int(env.get("STEP_SECONDS") or step_seconds),
-        rpm=env.get("RPM") or {"soak": "1038", "capacity": "", "chaos": "300"}.get(profile, "78"),
-        duration=int(env.get("DURATION") or 600),
-        hours=float(env.get("HOURS") or 64),
-        bucket_seconds=int(env.get("BUCKET_SECONDS") or 3600),
-        rpm_start=float(env.get("RPM_START") or 300),
-        rpm_step=float(env.get("RPM_STEP") or 300),
-        rpm_max=float(env.get("RPM_MAX") or 6000),
-        faults=env.get("FAULTS") or "",
-        phase_seconds=int(env.get("PHASE_SECONDS") or 30),
-    )
+    """The plan of ``profile`` from the make variables, with the profile's defaults."""
+    from locustfiles.suite import profiles
+
+    return profiles.get(profile).plan(env)

@@ -1,6 +1,5 @@
-"""What a profile's locustfile imports: the hooks (by importing them), the shape, and the
-user class for its model. ``use("ramp")`` makes "ramp" the profile unless --suite-profile
-says otherwise."""
+"""What a profile's locustfile imports: the hooks (by importing them) and the shape.
+``use("ramp")`` makes "ramp" the profile unless PROFILE says otherwise."""
 
 import os
 

@@ -18,6 +18,7 @@ from locustfiles.suite.plan import Plan
 SUCCESS_FOR_AUDIT = (200, 201, 202)
 DEGRADED_STATUS = 202  # the order is placed, its enrollment failed (to be retried)
 EXAMPLES = 3
+TIMELINE_POINTS = 720  # at most; the timeline's buckets double in length past that
 
 
 class EndpointStats:
@@ -87,8 +88,73 @@ class StepStats:
         self.degraded_to = second if self.degraded_to is None else max(self.degraded_to, second)
 
 
+class Timeline:
+    """The whole run second by second (or in longer buckets when it is long): requests and
+    failures of every endpoint, a histogram of the order endpoint, and the users running.
+    Buckets double in length whenever there would be more than ``limit`` of them, so a 64-hour
+    soak keeps as many points as a minute's smoke."""
+
+    def __init__(self, endpoint: str, limit: int = TIMELINE_POINTS):
+        self.endpoint, self.limit = endpoint, limit
+        self.bucket_seconds = 1
+        self.buckets: dict[int, dict] = {}
+
+    def _bucket(self, offset: int) -> dict:
+        key = offset - offset % self.bucket_seconds
+        if key not in self.buckets:
+            self.buckets[key] = {"requests": 0, "failures": 0, "histogram": Histogram(), "users": 0}
+            if len(self.buckets) > self.limit:
+                self._coarsen()
+                return self._bucket(offset)
+        return self.buckets[key]
+
+    def _coarsen(self) -> None:
+        self.bucket_seconds *= 2
+        old, self.buckets = self.buckets, {}
+        for offset, bucket in sorted(old.items()):
+            merged = self.buckets.setdefault(
+                offset - offset % self.bucket_seconds,
+                {"requests": 0, "failures": 0, "histogram": Histogram(), "users": 0},
+            )
+            merged["requests"] += bucket["requests"]
+            merged["failures"] += bucket["failures"]
+            merged["histogram"].merge(bucket["histogram"])
+            merged["users"] = max(merged["users"], bucket["users"])
+
+    def add(self, offset: int, name: str, stats: "EndpointStats") -> None:
+        if offset < 0:
+            return
+        bucket = self._bucket(offset)
+        bucket["requests"] += stats.histogram.total
+        bucket["failures"] += stats.failures
+        if name == self.endpoint:
+            bucket["histogram"].merge(stats.histogram)
+
+    def users(self, offset: int, count: int) -> None:
+        if offset >= 0:
+            bucket = self._bucket(offset)
+            bucket["users"] = max(bucket["users"], count)
+
+    def points(self) -> list[dict]:
+        out = []
+        for offset, bucket in sorted(self.buckets.items()):
+            percentiles = bucket["histogram"].percentiles((50, 95, 99))
+            out.append(
+                {
+                    "t": offset,
+                    "requests": bucket["requests"],
+                    "rps": round(bucket["requests"] / self.bucket_seconds, 2),
+                    "failures": bucket["failures"],
+                    "order_requests": bucket["histogram"].total,
+                    **percentiles,
+                    "users": bucket["users"],
+                }
+            )
+        return out
+
+
 class Recorder:
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, timeline_endpoint: str = "/api/commerce/v0/baskets/"):
         self.plan = plan
         self.t0: float | None = None
         # Recorded here and not yet folded (or, on a worker, not yet sent).
@@ -101,6 +167,7 @@ class Recorder:
         # Requests that started before t0 or after the last step: in no row, but in the audit.
         self.outside_plan: dict[str, EndpointStats] = defaultdict(EndpointStats)
         self.examples: dict[str, list[str]] = {}  # "endpoint status" -> first answers
+        self.timeline = Timeline(timeline_endpoint)
 
     # --- where requests happen (local runner or worker) -------------------------------------
 
@@ -154,6 +221,8 @@ class Recorder:
             step = self._step(int(second))
             for name, stats in endpoints.items():
                 incoming = EndpointStats.from_dict(stats)
+                if self.t0 is not None:
+                    self.timeline.add(int(second) - int(self.t0), name, incoming)
                 if step is None:
                     self.outside_plan[name].merge(incoming)
                     continue

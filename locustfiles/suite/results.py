@@ -7,6 +7,17 @@ from locustfiles.suite.plan import Plan
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
 
 ORDER_ENDPOINT = "/api/commerce/v0/baskets/"
+# A percentile rests on too few samples when fewer than this many lie at or beyond it.
+TAIL_SAMPLES = 5
+
+
+def thin(requests: int) -> list[str]:
+    """The percentile keys a row of ``requests`` samples cannot support: pN needs at least
+    TAIL_SAMPLES samples in its tail (requests x (1 - N/100)), so p99 needs 500 and p50 10.
+    p100 is the maximum, whatever the count."""
+    return [f"p{p}" for p in PERCENTILES if p < 100 and requests * (100 - p) < TAIL_SAMPLES * 100] + (
+        [] if requests else ["p100"]
+    )
 
 
 def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> dict:
@@ -23,6 +34,7 @@ def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> di
         "missed_rate": round(missed / arrivals, 4) if arrivals else 0.0,
         "mean": round(stats.histogram.mean, 1) if requests else None,
         **stats.histogram.percentiles(PERCENTILES),
+        "thin": thin(requests),
         "statuses": {str(k): v for k, v in sorted(stats.statuses.items())},
         "server_timing": stats.timing_means(),
     }

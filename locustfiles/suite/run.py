@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from locustfiles.suite import hosts, plan, thresholds
-from locustfiles.suite.plan import PROFILES
+from locustfiles.suite import hosts, profiles, terminal, thresholds
+from locustfiles.suite.loadrun import PROGRESS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,8 +57,8 @@ def service_config(running: dict, host: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in PROFILES:
-        print(f"usage: python -m locustfiles.suite.run {{{','.join(PROFILES)}}}", file=sys.stderr)
+    if len(argv) != 1 or argv[0] not in profiles.RUNNABLE:
+        print(f"usage: python -m locustfiles.suite.run {{{','.join(profiles.RUNNABLE)}}}", file=sys.stderr)
         return 2
     profile = argv[0]
     env = dict(os.environ)
@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        plan.from_env(profile, env)
+        profiles.get(profile).plan(env)
         thresholds.parse(env.get("THRESHOLDS", ""))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -139,8 +139,9 @@ def main(argv: list[str]) -> int:
             f"Locust web UI: http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}  (Ctrl-C to stop)", flush=True
         )
         print("The latest report: /suite/report in the web UI", flush=True)
+    progress = Progress(run_dir / PROGRESS_FILE)
     try:
-        code = processes[0].wait()
+        code = progress.follow(processes[0])
     except KeyboardInterrupt:
         for process in processes:
             process.send_signal(signal.SIGINT)
@@ -151,12 +152,41 @@ def main(argv: list[str]) -> int:
             process.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             process.kill()
+    progress.show()
     if not (run_dir / "summary.json").exists():
         sys.stderr.write((run_dir / "locust.log").read_text()[-3000:])
         print(f"no report was written; see {run_dir / 'locust.log'}", file=sys.stderr)
         code = code or 1
+    elif not ui:
+        print("\n".join(terminal.lines(json.loads((run_dir / "summary.json").read_text()))))
+        print(f"report: {run_dir / 'report.html'}")
     print(run_dir)
     return code
+
+
+class Progress:
+    """Prints the run's progress lines (step by step) as the suite writes them."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset = path, 0
+
+    def show(self) -> None:
+        try:
+            with open(self.path) as handle:
+                handle.seek(self.offset)
+                text = handle.read()
+        except OSError:
+            return
+        complete = text[: text.rfind("\n") + 1]
+        if complete:
+            print(complete, end="", flush=True)
+            self.offset += len(complete.encode())
+
+    def follow(self, process: subprocess.Popen) -> int:
+        while (code := process.poll()) is None:
+            self.show()
+            time.sleep(0.5)
+        return code
 
 
 def _free_port() -> int:

@@ -7,6 +7,7 @@ workers, the rollup loop, and mariadbd.
 """
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -97,13 +98,20 @@ class ServerSampler:
             cpu[group] = round(100 * max(used, 0.0) / wall, 1)
         peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
         self._peak_rss = {}
-        db = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
-        db.update({name: after["status"][name] for name in GAUGES})
+        deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
+        levels = {name: after["status"][name] for name in GAUGES}
         # Processes of a group that were gone at the end of the step: recycled or crashed workers.
         replaced = {
             group: len(set(before["cpu"].get(group, {})) - set(now)) for group, now in after["cpu"].items()
         }
-        return {"cpu_percent": cpu, "rss_mb": peak, "db": db, "processes_replaced": replaced}
+        return {
+            "cpu_percent": cpu,
+            "rss_mb": peak,
+            "db": {**deltas, **levels},  # both, as before; the two below say which is which
+            "db_deltas": deltas,  # changes during the step
+            "db_levels": levels,  # the value at the step's end
+            "processes_replaced": replaced,
+        }
 
     # --- MariaDB --------------------------------------------------------------------------
 
@@ -131,6 +139,16 @@ class ServerSampler:
                 self.databases,
             )
             return round(float(cursor.fetchone()[0]) / 2**20, 1)
+
+    def slow_query_seconds(self) -> float | None:
+        """MariaDB's long_query_time: what Slow_queries counts as slow."""
+        try:
+            with self._cursor() as cursor:
+                cursor.execute("SELECT @@GLOBAL.long_query_time")
+                return float(cursor.fetchone()[0])
+        except pymysql.Error:
+            self._conn = None
+            return None
 
     def digests(self) -> dict[str, dict]:
         """performance_schema's statement digests of the stack's databases (cumulative)."""
@@ -167,8 +185,23 @@ class ServerSampler:
             self._conn = None
 
 
+# The statements of the purchase-counter rollup loop (ecommerce/counters/rollup.py), a
+# background job: its turn lock, and every statement on the purchase events but the request
+# path's INSERT, and its upsert into Oscar's product records.
+BACKGROUND = re.compile(
+    r"GET_LOCK|RELEASE_LOCK|^(?!INSERT).*`counters_purchaseevent`"
+    r"|INSERT INTO `analytics_productrecord`.*ON DUPLICATE KEY",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_background(statement: str) -> bool:
+    return bool(BACKGROUND.search(statement or ""))
+
+
 def digest_report(before: dict, after: dict, top: int = 10) -> dict:
-    """The statements of the run: the costliest by total time, and any that used no index."""
+    """The statements of the run: the requests' costliest by total time and any that used no
+    index, and the background job's (the counter rollup) apart."""
     deltas = []
     for key, now in after.items():
         then = before.get(
@@ -190,7 +223,9 @@ def digest_report(before: dict, after: dict, top: int = 10) -> dict:
             }
         )
     deltas.sort(key=lambda d: d["total_ms"], reverse=True)
+    requests = [d for d in deltas if not is_background(d["statement"])]
     return {
-        "top": deltas[:top],
-        "no_index": [d for d in deltas if d["no_index"] or d["no_good_index"]],
+        "top": requests[:top],
+        "no_index": [d for d in requests if d["no_index"] or d["no_good_index"]],
+        "background": [d for d in deltas if is_background(d["statement"])][:top],
     }

@@ -53,7 +53,7 @@ def test_bad_sizes_are_refused(bad):
 
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError):
-        plan.build("marathon")
+        plan.from_env("marathon", {})
 
 
 def claimed_offsets(p, t0, workers):

@@ -192,6 +192,76 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
     assert Path(output.strip().splitlines()[-1]).is_dir()
 
 
+def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
+    """make run's web UI (no load shape): 3 users, then 1, then stop. The run folder holds one
+    step per user count, and its request and failure counts are Locust's own for that run;
+    starting again is a second run with a folder of its own."""
+    from tests.support.stack import LocustWebUI
+
+    runs = Path(stack_env["VAR_DIR"]) / "runs"
+    before = set(runs.glob("*")) if runs.exists() else set()
+    ui = LocustWebUI(stack_env)
+    ui.wait_ready()
+
+    def post(path, data=b""):
+        with urllib.request.urlopen(urllib.request.Request(ui.url + path, data=data), timeout=10) as answer:
+            return json.loads(answer.read() or b"{}")
+
+    def swarm(users):
+        form = f"user_count={users}&spawn_rate={users}&host={stack_env['LMS_URL']}".encode()
+        assert post("/swarm", form)["success"]
+
+    def stop_and_read():
+        post("/stop")
+        assert wait_until(lambda: len(new_folders()) > len(seen), 60), ui.log()
+        folder = sorted(new_folders() - seen)[0]
+        seen.add(folder)
+        assert wait_until(lambda: (folder / "summary.json").exists(), 30), ui.log()
+        time.sleep(3)  # /stats/requests is cached for a moment
+        locust = json.loads(get(ui.url + "/stats/requests")[1])
+        return folder, json.loads((folder / "summary.json").read_text()), locust
+
+    def new_folders():
+        return {f for f in runs.glob("*") if f.is_dir()} - before
+
+    seen: set = set()
+    try:
+        swarm(3)
+        time.sleep(6)
+        swarm(1)
+        time.sleep(4)
+        folder, summary, locust = stop_and_read()
+        swarm(2)
+        time.sleep(4)
+        second, again, _ = stop_and_read()
+    finally:
+        ui.stop()
+
+    assert summary["profile"] == "manual" and summary["started_from"] == "web UI"
+    assert [row["users"] for row in summary["steps"]] == [3, 1]
+    assert [row["label"] for row in summary["steps"]] == ["3 users", "1 user"]
+    assert folder.name.endswith("-manual-1-to-3-users")
+    counted = {}
+    for row in summary["steps"]:
+        for name, endpoint in row["endpoints"].items():
+            requests, failures = counted.get(name, (0, 0))
+            counted[name] = (requests + endpoint["requests"], failures + endpoint["failures"])
+    for name, outside in summary["outside_plan_requests"].items():
+        counted[name] = (counted.get(name, (0, 0))[0] + outside, counted.get(name, (0, 0))[1])
+    theirs = {
+        e["name"]: (e["num_requests"], e["num_failures"])
+        for e in locust["stats"]
+        if e["name"] != "Aggregated"
+    }
+    assert counted == theirs and counted["/auto_auth"][0] > 0
+    assert sum(summary["outside_plan_requests"].values()) == 0
+    # Purchases in flight when the swarm stopped may be committed without an answer (unanswered).
+    for result in (summary["audit"], again["audit"]):
+        assert result["passed"] and result["lost"] == result["duplicates"] == 0, result
+        assert result["orders"] >= result["successes"] > 0
+    assert second != folder and [row["users"] for row in again["steps"]] == [2]
+
+
 def test_chaos_every_fault_under_load_loses_nothing(stack_env):
     """The short form of `make chaos`: every fault, 16 s each, the LMS timeout shortened to 2 s
     (the services restart with it). Last in this file: it restarts MariaDB and kills a worker."""

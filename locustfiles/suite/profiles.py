@@ -1,0 +1,321 @@
+"""The load profiles: one class each, owning its defaults, plan, thresholds, stop rule, step
+labels, report sections and judging. Everything else (the Makefile's help, the runner, the
+hooks, the report) asks the profile instead of testing its name.
+
+Standard library only, so that ``python3 -m locustfiles.suite.profiles`` can print the
+Makefile's help before the virtualenv exists.
+"""
+
+import math
+import sys
+
+from locustfiles.suite.plan import LivePlan, Plan, Step, numbers, users_for
+
+# The make variables every profile may read; each profile says which it uses and its defaults.
+SIZE_VARIABLES = (
+    "USERS",
+    "STEP_SECONDS",
+    "RPM",
+    "DURATION",
+    "HOURS",
+    "BUCKET_SECONDS",
+    "RPM_START",
+    "RPM_STEP",
+    "RPM_MAX",
+    "FAULTS",
+    "PHASE_SECONDS",
+    "FAULT_SECONDS",
+)
+
+
+def plural(count, one: str, many: str | None = None) -> str:
+    """'1 user', '3 users', '2.5 users'."""
+    return f"{count:g} {one if count == 1 else (many or one + 's')}"
+
+
+class Profile:
+    """A kind of run. Subclasses set the class attributes and override what differs."""
+
+    name = ""
+    help = ""  # one line for `make help`; {VARIABLE} is replaced by "VARIABLE (default)"
+    defaults: dict[str, str] = {}
+    unset: dict[str, str] = {}  # what an empty default means, for the help
+    thresholds = "errors<0.01"  # k6 style; THRESHOLDS overrides
+    open_model = False
+    sections: tuple[str, ...] = ()  # profile-specific report sections (report.py knows them)
+
+    def settings(self, env) -> dict[str, str]:
+        """This profile's variables: the environment's value, else the profile's default."""
+        return {key: (env.get(key) or default) for key, default in self.defaults.items()}
+
+    def plan(self, env) -> Plan:
+        raise NotImplementedError
+
+    def label(self, step: Step) -> str:
+        if step.users is not None:
+            return plural(step.users, "user")
+        return f"{step.target_rpm:g} RPM"
+
+    def should_stop(self, run, now: float) -> bool:
+        """Whether the run should end before its plan does (capacity: a step broke)."""
+        return False
+
+    def background(self, run) -> list:
+        """Functions to run as greenlets beside the load in the process that keeps results."""
+        return []
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        """(threshold checks, reasons the run failed) beyond the audit; may add keys to the
+        summary. By default the whole run is judged against the thresholds."""
+        from locustfiles.suite import thresholds
+
+        judged = thresholds.judge(rules, summary["overall"])
+        failed = [c["threshold"] for c in judged["checks"] if not c["ok"]]
+        return judged["checks"], ["thresholds failed: " + ", ".join(failed)] if failed else []
+
+    def settle(self, run) -> dict:
+        """Work done after the load stops and before the audit (its result joins the summary)."""
+        return {}
+
+    def finish(self, run, summary: dict) -> None:
+        """Add what this profile measures after the audit."""
+
+    def help_line(self) -> str:
+        text = self.help
+        for key, default in self.defaults.items():
+            shown = default or self.unset.get(key, "unset")
+            text = text.replace("{" + key + "}", f"{key} ({shown})")
+        return text
+
+
+def _step_seconds(settings: dict) -> int:
+    seconds = int(settings["STEP_SECONDS"])
+    if seconds < 1:
+        raise ValueError("STEP_SECONDS must be at least 1")
+    return seconds
+
+
+class Ramp(Profile):
+    name = "ramp"
+    help = "{USERS} learners for {STEP_SECONDS} s each, think time 3-5 s: edX's Round 0 table"
+    defaults = {"USERS": "1 2 3 4 5 6 7 8 9 10", "STEP_SECONDS": "60"}
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        counts = numbers(settings["USERS"], int)
+        seconds = _step_seconds(settings)
+        steps = [Step(i, i * seconds, seconds, users=u) for i, u in enumerate(counts)]
+        return Plan(self.name, steps, open_model=False, users=max(counts))
+
+
+class Smoke(Ramp):
+    name = "smoke"
+    help = "{USERS} learners for {STEP_SECONDS} s, for a quick check"
+    defaults = {"USERS": "2", "STEP_SECONDS": "5"}
+
+
+class Rpm(Profile):
+    name = "rpm"
+    help = "purchases at {RPM} per minute for {DURATION} s, open model"
+    defaults = {"RPM": "78", "DURATION": "600"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target = numbers(settings["RPM"])[0]
+        duration = int(settings["DURATION"])
+        if duration < 1:
+            raise ValueError("DURATION must be at least 1 second")
+        return Plan(self.name, [Step(0, 0, duration, target_rpm=target)], True, users_for(target))
+
+
+class Capacity(Profile):
+    name = "capacity"
+    help = (
+        "RPM steps from {RPM_START} by {RPM_STEP} to {RPM_MAX} (or a list in {RPM}), {STEP_SECONDS} s "
+        "each, until a threshold breaks; reports the highest RPM that held"
+    )
+    defaults = {"RPM": "", "RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "6000", "STEP_SECONDS": "60"}
+    unset = {"RPM": "unset"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+    sections = ("capacity",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        seconds = _step_seconds(settings)
+        listed = settings["RPM"].replace(",", " ").split()
+        if len(listed) > 1:
+            targets = numbers(settings["RPM"])
+        else:
+            start, step, top = (float(settings[k]) for k in ("RPM_START", "RPM_STEP", "RPM_MAX"))
+            if step <= 0:
+                raise ValueError("RPM_STEP must be positive")
+            targets = [start + i * step for i in range(max(int((top - start) // step) + 1, 1))]
+        steps = [Step(i, i * seconds, seconds, target_rpm=r) for i, r in enumerate(targets)]
+        # A step is judged once its slowest requests have had time to end and be reported.
+        grace = min(6, max(2, seconds // 2))
+        return Plan(self.name, steps, True, users_for(max(targets)), grace=grace)
+
+    def should_stop(self, run, now: float) -> bool:
+        return run.broken_step(now) is not None
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        from locustfiles.suite import thresholds
+
+        capacity, held = None, 0
+        for row in summary["steps"]:
+            row["held"] = bool(row["requests"]) and thresholds.judge(rules, row)["passed"]
+            held += row["held"]
+        for row in summary["steps"]:  # the highest step that held, below the first that broke
+            if not row["held"]:
+                break
+            capacity = row["target_rpm"]
+        summary["capacity_rpm"] = capacity
+        summary["capacity_steps_held"] = held
+        judged = summary["steps"][-1] if summary["steps"] else {}
+        reasons = [] if capacity is not None else ["no step held the thresholds"]
+        return thresholds.judge(rules, judged)["checks"], reasons
+
+
+class Soak(Profile):
+    name = "soak"
+    help = "{RPM} purchases per minute for {HOURS} hours in buckets of {BUCKET_SECONDS} s, with the p95 trend"
+    defaults = {"RPM": "1038", "HOURS": "64", "BUCKET_SECONDS": "3600"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+    sections = ("soak",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target = numbers(settings["RPM"])[0]
+        total = int(round(float(settings["HOURS"]) * 3600))
+        bucket = int(settings["BUCKET_SECONDS"])
+        if total < 1 or bucket < 1:
+            raise ValueError("HOURS and BUCKET_SECONDS must give at least one second")
+        steps = [
+            Step(i, i * bucket, min(bucket, total - i * bucket), target_rpm=target)
+            for i in range(math.ceil(total / bucket))
+        ]
+        return Plan(self.name, steps, True, users_for(target))
+
+    def label(self, step: Step) -> str:
+        return f"bucket {step.index + 1}"
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        from locustfiles.suite import results
+
+        summary["trend"] = results.soak_trend(summary["steps"])
+        return super().judge(summary, rules)
+
+
+class Chaos(Profile):
+    name = "chaos"
+    help = (
+        "each fault of {FAULTS} under {RPM} purchases per minute, {PHASE_SECONDS} s each; "
+        "fails if anything is lost"
+    )
+    defaults = {"RPM": "300", "FAULTS": "", "PHASE_SECONDS": "30", "FAULT_SECONDS": ""}
+    unset = {"FAULTS": "all", "FAULT_SECONDS": "a quarter of a phase"}
+    thresholds = ""  # judged by each fault's expected outcome and the audit
+    open_model = True
+    sections = ("reliability",)
+
+    def plan(self, env) -> Plan:
+        from locustfiles.suite.chaos import FAULTS, users_budget_seconds
+
+        settings = self.settings(env)
+        names = (settings["FAULTS"] or " ".join(FAULTS)).replace(",", " ").split()
+        unknown = [n for n in names if n not in FAULTS]
+        if unknown:
+            raise ValueError(f"unknown fault {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        seconds = int(settings["PHASE_SECONDS"])
+        if seconds < 8:
+            raise ValueError("PHASE_SECONDS must be at least 8 (before, during and after a fault)")
+        target = numbers(settings["RPM"])[0]
+        steps = [Step(i, i * seconds, seconds, target_rpm=target, fault=name) for i, name in enumerate(names)]
+        return Plan(self.name, steps, True, users_for(target, users_budget_seconds()))
+
+    def label(self, step: Step) -> str:
+        return step.fault or super().label(step)
+
+    def background(self, run) -> list:
+        from locustfiles.suite import chaos
+
+        return [lambda: chaos.drive(run.plan, run.t0, run.chaos_events)]
+
+    def settle(self, run) -> dict:
+        """Undo a fault the driver could not finish (a run stopped early), then retry every order
+        the faults left unfulfilled, as an operator would."""
+        from locustfiles.suite import chaos
+
+        if any(event.ended is None for event in run.chaos_events.values()):
+            chaos.clear_all()
+        return {"retry_fulfillment": chaos.retry_all()}
+
+    def finish(self, run, summary: dict) -> None:
+        """Judge each fault's step, with the audit's counts per step."""
+        from locustfiles.suite import audit, chaos
+
+        try:
+            per_step = audit.by_step(run.run_dir, run.marks, run.step_of_second) if run.marks else {}
+        except Exception as exc:  # the per-step counts say they are unknown
+            run.log(f"could not audit the steps: {exc}")
+            unknown = {"lost": None, "duplicates": None, "partial": None}
+            per_step = {row["index"]: unknown for row in summary["steps"]}
+        summary["reliability"] = chaos.reliability_rows(summary["steps"], run.chaos_events, per_step, run.t0)
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        checks, reasons = super().judge(summary, rules)
+        reasons += [
+            f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"])
+            for row in summary.get("reliability", [])
+            if not row["passed"]
+        ]
+        # After retry_fulfillment --all every order of the run must be Complete.
+        unfinished = {
+            status: n
+            for status, n in summary["audit"].get("orders_by_status", {}).items()
+            if status not in summary["audit"].get("final_statuses", ["Complete"])
+        }
+        if unfinished:
+            reasons.append(f"orders not Complete after retry_fulfillment --all: {unfinished}")
+        return checks, reasons
+
+
+class Manual(Profile):
+    """A run whose users are set by hand: the web UI's form (make run) or Locust's -u/-t.
+    Each change of the user count starts a step; the plan is written as the run goes."""
+
+    name = "manual"
+    help = "users set by hand in the web UI (make run): each change of the user count is a step"
+
+    def plan(self, env) -> Plan:
+        return LivePlan(self.name)
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Manual())
+}
+# The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
+# from the web UI of `make run`).
+RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos")
+
+
+def get(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; one of {', '.join(PROFILES)}") from None
+
+
+def main(argv: list[str]) -> int:
+    """`make help`'s lines for the profiles, from the profiles themselves."""
+    for name in RUNNABLE:
+        print(f"  make {name:<10} {get(name).help_line()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

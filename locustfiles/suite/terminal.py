@@ -1,0 +1,64 @@
+"""What a headless run prints when it ends: the verdict with each broken threshold, the
+per-step table, and the audit line (run.py prints the folder's path after them)."""
+
+COLUMNS = (  # header, key, width
+    ("step", "label", 14),
+    ("users", "users", 6),
+    ("target RPM", "target_rpm", 10),
+    ("RPM", "rpm", 8),
+    ("requests", "requests", 9),
+    ("failures", "failures", 9),
+    ("p50", "p50", 7),
+    ("p95", "p95", 7),
+    ("p99", "p99", 7),
+)
+
+
+def _cell(row: dict, key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return "–"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    if key in row.get("thin", ()):
+        text += "*"  # too few samples for this percentile
+    return text
+
+
+def table(rows: list[dict], overall: dict | None = None) -> list[str]:
+    every = [*rows, *([overall] if overall else [])]
+    widths = [max(width, *(len(_cell(r, key)) for r in every)) for _, key, width in COLUMNS]
+
+    def line(cells: list[str]) -> str:
+        padded = [c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(padded)
+
+    keys = [key for _, key, _ in COLUMNS]
+    return [line([h for h, _, _ in COLUMNS]), *(line([_cell(r, key) for key in keys]) for r in every)]
+
+
+def audit_line(audit: dict) -> str:
+    if audit.get("error"):
+        return f"audit: could not run ({audit['error']})"
+    return (
+        f"audit: {audit.get('successes')} answered 2xx, {audit.get('orders')} orders committed, "
+        f"{audit.get('enrollments')} enrollments; lost {audit.get('lost')}, "
+        f"duplicates {audit.get('duplicates')}, partial {audit.get('partial')}"
+    )
+
+
+def lines(summary: dict) -> list[str]:
+    verdict = summary["verdict"]
+    out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
+    out += [f"  - {reason}" for reason in verdict["reasons"]]
+    broken = [c for c in verdict["thresholds"] if not c["ok"]]
+    out += [f"  broken threshold: {c['threshold']} (measured {c['value']})" for c in broken]
+    if "capacity_rpm" in summary:
+        held = summary["capacity_rpm"]
+        out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
+    out.append("")
+    out += table(summary["steps"], {**summary["overall"], "label": "all"})
+    if any(row.get("thin") for row in summary["steps"]):
+        out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
+    out.append("")
+    out.append(audit_line(summary["audit"]))
+    return out

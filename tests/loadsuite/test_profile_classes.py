@@ -1,0 +1,162 @@
+"""The profiles as classes (their defaults, labels and help), the live plan of a hand-made run,
+the timeline, the small-sample rule, the background-statement rule and the terminal's lines."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from locustfiles.suite import profiles, results, server, terminal
+from locustfiles.suite.plan import LivePlan, Step
+from locustfiles.suite.recorder import EndpointStats, Timeline
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_make_help_states_each_profiles_defaults_from_the_profile():
+    done = subprocess.run(["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for name in profiles.RUNNABLE:
+        profile = profiles.get(name)
+        line = next(line for line in done.stdout.splitlines() if line.strip().startswith(f"make {name} "))
+        for key, default in profile.defaults.items():
+            if default:
+                assert f"{key} ({default})" in line, line
+
+
+def test_a_profile_reads_its_variables_and_falls_back_to_its_defaults():
+    ramp = profiles.get("ramp")
+    assert ramp.settings({"USERS": "4 8"}) == {"USERS": "4 8", "STEP_SECONDS": "60"}
+    assert [s.users for s in ramp.plan({}).steps] == list(range(1, 11))
+    assert profiles.get("soak").plan({"HOURS": "1"}).steps[0].target_rpm == 1038
+
+
+@pytest.mark.parametrize(
+    "name, step, label",
+    [
+        ("ramp", Step(0, 0, 10, users=1), "1 user"),
+        ("ramp", Step(1, 10, 10, users=3), "3 users"),
+        ("rpm", Step(0, 0, 10, target_rpm=78.0), "78 RPM"),
+        ("soak", Step(1, 60, 60, target_rpm=1038.0), "bucket 2"),
+        ("chaos", Step(0, 0, 30, target_rpm=300.0, fault="lms_down"), "lms_down"),
+    ],
+)
+def test_each_profile_labels_its_steps(name, step, label):
+    assert profiles.get(name).label(step) == label
+
+
+def test_unknown_profiles_are_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="one of ramp, rpm"):
+        profiles.get("marathon")
+
+
+def test_report_sections_come_from_the_profile():
+    assert profiles.get("capacity").sections == ("capacity",)
+    assert profiles.get("ramp").sections == ()
+
+
+def test_a_live_plan_starts_a_step_at_each_change_of_the_user_count():
+    plan = LivePlan()
+    plan.begin(3, begun=0.4)
+    plan.change(3, 2.0)  # no change
+    plan.change(1, 6.3)
+    plan.stop(10.5)
+    assert [(s.users, s.start, s.seconds) for s in plan.steps] == [(3, 0, 6.6), (1, 7, 3.5)]
+    assert [plan.step_index(t) for t in (-0.1, 0.2, 6.9, 7.0, 10.4, 10.9, 11.0)] == [
+        None,
+        0,
+        0,
+        1,
+        1,
+        1,
+        None,
+    ]
+    plan.change(5, 12)  # after the stop: ignored
+    assert len(plan.steps) == 2 and plan.seconds == 10.5
+
+
+def test_the_timeline_keeps_its_totals_when_it_coarsens():
+    timeline = Timeline("/buy", limit=10)
+    for second in range(35):
+        stats = EndpointStats()
+        stats.record(10 + second, ok=second % 7 != 0, status=201)
+        timeline.add(second, "/buy", stats)
+        timeline.add(second, "/login", stats)
+        timeline.users(second, 1 + second // 10)
+    points = timeline.points()
+    assert timeline.bucket_seconds == 4 and len(points) <= 10
+    assert sum(p["requests"] for p in points) == 70
+    assert sum(p["failures"] for p in points) == 10
+    assert sum(p["order_requests"] for p in points) == 35
+    assert points[-1]["users"] == 4 and points[0]["p99"] == 13
+
+
+@pytest.mark.parametrize(
+    "requests, thin",
+    [
+        (0, ["p50", "p66", "p75", "p80", "p90", "p95", "p98", "p99", "p100"]),
+        (4, ["p50", "p66", "p75", "p80", "p90", "p95", "p98", "p99"]),
+        (100, ["p98", "p99"]),
+        (500, []),
+    ],
+)
+def test_a_percentile_needs_five_samples_in_its_tail(requests, thin):
+    assert results.thin(requests) == thin
+
+
+@pytest.mark.parametrize(
+    "statement, background",
+    [
+        ("SELECT GET_LOCK (?, ?)", True),
+        ("SELECT ? AS `a` FROM `counters_purchaseevent` LIMIT ?", True),
+        ("DELETE FROM `counters_purchaseevent` WHERE `id` = ?", True),
+        (
+            "INSERT INTO `analytics_productrecord` (`product_id`, ...) VALUES (...) "
+            "ON DUPLICATE KEY UPDATE `num_purchases` = `num_purchases` + VALUES (`num_purchases`)",
+            True,
+        ),
+        ("INSERT INTO `counters_purchaseevent` (`product_id`, `quantity`) VALUES (?, ?)", False),
+        ("UPDATE `analytics_productrecord` SET `num_purchases` = (`num_purchases` + ?)", False),
+        ("SELECT * FROM `order_order` WHERE `number` = ?", False),
+    ],
+)
+def test_the_counter_rollups_statements_are_told_from_the_requests(statement, background):
+    assert server.is_background(statement) is background
+
+
+def test_digest_report_puts_background_statements_apart():
+    def digest(text, ms):
+        return {
+            "schema": "ecommerce",
+            "text": text,
+            "count": 10,
+            "time_ms": ms,
+            "no_index": 0,
+            "no_good_index": 0,
+            "rows_examined": 0,
+        }
+
+    after = {"a": digest("SELECT GET_LOCK (?, ?)", 90), "b": digest("SELECT * FROM `order_order`", 10)}
+    report = server.digest_report({}, after)
+    assert [d["statement"] for d in report["top"]] == ["SELECT * FROM `order_order`"]
+    assert [d["statement"] for d in report["background"]] == ["SELECT GET_LOCK (?, ?)"]
+
+
+def test_the_terminal_ends_with_verdict_table_and_audit():
+    row = {"label": "2 users", "users": 2, "rpm": 30.0, "requests": 4, "failures": 1, "p50": 20}
+    row.update({"p95": 70, "p99": 70, "thin": ["p95", "p99"]})
+    summary = {
+        "verdict": {
+            "passed": False,
+            "reasons": ["thresholds failed: errors<0.01"],
+            "thresholds": [{"threshold": "errors<0.01", "value": 0.25, "ok": False}],
+        },
+        "steps": [row],
+        "overall": dict(row),
+        "audit": {"successes": 3, "orders": 3, "enrollments": 3, "lost": 0, "duplicates": 0, "partial": 0},
+    }
+    lines = terminal.lines(summary)
+    assert lines[0] == "verdict: FAIL"
+    assert "  broken threshold: errors<0.01 (measured 0.25)" in lines
+    header = next(i for i, line in enumerate(lines) if line.startswith("step"))
+    assert lines[header + 1].split() == ["2", "users", "2", "–", "30", "4", "1", "20", "70*", "70*"]
+    assert lines[-1].startswith("audit: 3 answered 2xx, 3 orders committed, 3 enrollments; lost 0")
