@@ -1,7 +1,6 @@
 """Rows, verdict inputs, report files and comparisons, from synthetic runs (no Locust)."""
 
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -9,23 +8,13 @@ import pytest
 from locustfiles.suite import compare, hosts, plan, report, results
 from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
+from tests.loadsuite import synthetic
 
 BASKET = results.ORDER_ENDPOINT
 
 
 def recorded(profile="ramp", env=None, seed=3, slow_after=None):
-    p = plan.from_env(profile, env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
-    recorder = Recorder(p)
-    recorder.t0 = 1000
-    rng = random.Random(seed)
-    raw = {}
-    for _ in range(3000):
-        start = 1000 + rng.uniform(0, p.seconds - 0.001)
-        rt = rng.uniform(20, 400) * (5 if slow_after and start - 1000 >= slow_after else 1)
-        ok = rng.random() > 0.02
-        recorder.request(BASKET, start, rt, ok, 201 if ok else 503)
-        raw.setdefault(p.step_index(start - 1000), []).append(round(rt))
-    recorder.fold_local()
+    p, recorder, raw, _ = synthetic.recorded(profile, env, seed, slow_after)
     return p, recorder, raw
 
 
@@ -78,43 +67,7 @@ def test_soak_memory_growth_is_measured_after_the_warm_up_bucket():
 
 
 def summary_for(p, recorder, profile_extra=None):
-    rows = results.step_rows(
-        p,
-        recorder.steps,
-        {
-            i: {"cpu_percent": {"ecommerce": 50.0}, "rss_mb": {"ecommerce": 300.0}, "db": {"Com_commit": 10}}
-            for i in range(len(p.steps))
-        },
-    )
-    return {
-        "profile": p.profile,
-        "t0": 1000,
-        "started": "2026-01-01T00:00:00",
-        "finished": "2026-01-01T00:00:30",
-        "seconds": 30,
-        "config": {"order_counter": "events"},
-        "plan": p.as_dict(),
-        "steps": rows,
-        "overall": results.overall_row(p, recorder.steps),
-        "audit": {
-            "successes": 1,
-            "orders": 1,
-            "enrollments": 1,
-            "lost": 0,
-            "duplicates": 0,
-            "unanswered": 0,
-            "passed": True,
-        },
-        "db": {},
-        "sql": {"top": [], "no_index": []},
-        "error_examples": {f"{BASKET} 503": ['{"error": "pool_exhausted"}']},
-        "verdict": {
-            "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
-            "passed": True,
-            "reasons": [],
-        },
-        **(profile_extra or {}),
-    }
+    return synthetic.summary_for(p, recorder, profile_extra)
 
 
 def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
@@ -166,7 +119,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
     report.write(summary, tmp_path)
     assert (tmp_path / "time_split.png").stat().st_size > 0
     text = (tmp_path / "report.md").read_text()
-    assert "| 1 users | 50 | 2 | 1 | 15 | 12 | 8 | 12 |" in text
+    assert "| 1 user | 50 | 2 | 1 | 15 | 12 | 8 | 12 |" in text
     assert "| 2 users | 50 | – | – | – | – | – | – |" in text
 
 
@@ -179,11 +132,15 @@ def test_a_report_without_server_timings_has_no_split(tmp_path):
 
 def test_capacity_and_soak_reports_get_their_plots(tmp_path):
     p, recorder, _ = recorded("capacity", {"RPM": "600 1200 1800", "STEP_SECONDS": "10"})
-    report.write(summary_for(p, recorder, {"capacity_rpm": 1200}), tmp_path / "capacity")
+    capacity = {"capacity_rpm": 1200, "profile_sections": ["capacity"]}
+    report.write(summary_for(p, recorder, capacity), tmp_path / "capacity")
     assert (tmp_path / "capacity" / "capacity.png").exists()
-    assert "**1200 RPM**" in (tmp_path / "capacity" / "report.md").read_text()
+    assert "Capacity: 1200 RPM, the highest target" in (tmp_path / "capacity" / "report.md").read_text()
     p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12"})
-    rows_trend = {"trend": results.soak_trend(results.step_rows(p, recorder.steps, {}))}
+    rows_trend = {
+        "trend": results.soak_trend(results.step_rows(p, recorder.steps, {})),
+        "profile_sections": ["soak"],
+    }
     report.write(summary_for(p, recorder, rows_trend), tmp_path / "soak")
     assert (tmp_path / "soak" / "soak.png").exists()
 
