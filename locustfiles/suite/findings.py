@@ -253,7 +253,7 @@ def busiest_process_findings(summary: dict) -> list[dict]:
         text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
         if share >= NEAR_FULL_CORE:
             level = "warning"
-            text += ", so the host's CPU was the limit"
+            text += ", so the host's CPU was nearly full"
     return [_finding(level, text + ".")]
 
 

@@ -9,18 +9,20 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from locustfiles.suite.findings import label  # noqa: E402
 from locustfiles.suite.report.sections import TIME_SPLIT, time_split  # noqa: E402
 
 DPI = 90
-# p99 is drawn first and widest, p50 last and thinnest, so a lower percentile that equals a
-# higher one is drawn on top of it and stays visible.
+# p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile
+# that equals a higher one is drawn over it and stays visible.
 SERIES = {
-    "p99": {"color": "tab:red", "marker": "s", "linestyle": "-", "linewidth": 2.6},
-    "p95": {"color": "tab:orange", "marker": "o", "linestyle": "--", "linewidth": 1.8},
-    "p50": {"color": "tab:blue", "marker": "^", "linestyle": ":", "linewidth": 1.4},
+    "p99": {"color": "tab:red", "marker": "s", "linestyle": "-", "linewidth": 2.6, "zorder": 2},
+    "p95": {"color": "tab:orange", "marker": "o", "linestyle": "--", "linewidth": 1.8, "zorder": 3},
+    "p50": {"color": "tab:blue", "marker": "^", "linestyle": ":", "linewidth": 1.4, "zorder": 4},
 }
+MAX_STEP_LABELS = 12  # more step names than this on the timeline would overlap
 
 
 def _save(fig, path: Path) -> None:
@@ -89,9 +91,15 @@ def timeline(summary: dict, path: Path) -> bool:
     if not points:
         return False
     t = [p["t"] for p in points]
-    fig, (rate, latency, users) = plt.subplots(
-        3, 1, figsize=(11, 7.5), sharex=True, gridspec_kw={"height_ratios": [2, 3, 1.3]}
+    with_users = any(p.get("users") is not None for p in points)
+    fig, axes = plt.subplots(
+        3 if with_users else 2,
+        1,
+        figsize=(11, 7.5 if with_users else 6),
+        sharex=True,
+        gridspec_kw={"height_ratios": [2, 3, 1.3][: 3 if with_users else 2]},
     )
+    rate, latency = axes[0], axes[1]
     rate.plot(t, [p.get("rps") for p in points], color="tab:green", marker=".", label="requests/s")
     failed = [p.get("failures") or 0 for p in points]
     if any(failed):
@@ -106,19 +114,24 @@ def timeline(summary: dict, path: Path) -> bool:
             align="edge",
         )
     rate.set_ylabel("per second")
-    rate.legend(fontsize=8, loc="upper left")
+    rate.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
     for key, style in SERIES.items():
         latency.plot(t, [p.get(key) for p in points], label=key, markersize=3, **style)
     latency.set_ylabel("ms")
-    latency.legend(fontsize=8, loc="upper left")
-    users.step(t, [p.get("users") for p in points], where="post", color="tab:purple", label="users")
-    users.set_ylabel("users")
-    users.set_xlabel("seconds since the start")
-    for ax in (rate, latency, users):
+    latency.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
+    if with_users:
+        axes[2].step(t, [p.get("users") for p in points], where="post", color="tab:purple", label="users")
+        axes[2].set_ylabel("users")
+        axes[2].set_ylim(bottom=0, top=max(p.get("users") or 0 for p in points) * 1.15 + 0.5)
+        axes[2].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[-1].set_xlabel("seconds since the start")
+    for ax in axes:
         ax.grid(alpha=0.3)
         for start in found.get("step_starts", []):
             ax.axvline(start, color="grey", linestyle=":", linewidth=1)
-    for start, name in zip(found.get("step_starts", []), found.get("step_labels", []), strict=False):
+    starts = found.get("step_starts", [])
+    names = found.get("step_labels", []) if len(starts) <= MAX_STEP_LABELS else []
+    for start, name in zip(starts, names, strict=False):
         rate.annotate(
             name,
             (start, 1),
@@ -128,7 +141,9 @@ def timeline(summary: dict, path: Path) -> bool:
             fontsize=7,
             color="dimgrey",
         )
-    rate.set_title("The whole run: rate, failures, response times (every request), users")
+    rate.set_title(
+        "The whole run: rate, failures, response times (every request)" + (", users" if with_users else "")
+    )
     _save(fig, path)
     return True
 
