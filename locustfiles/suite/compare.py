@@ -15,8 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from locustfiles.suite.findings import NOISE_MS, NOISE_PCT, delta, label
 from locustfiles.suite.histogram import PERCENTILES
-from locustfiles.suite.report import step_label
 
 KEYS = [f"p{p}" for p in PERCENTILES]
 
@@ -29,24 +29,14 @@ def load(run: str | Path) -> dict:
     return json.loads(path.read_text())
 
 
-def delta(a, b, noise_pct: float, noise_ms: float) -> dict:
-    if a is None or b is None:
-        return {"a": a, "b": b, "ms": None, "pct": None, "significant": False}
-    ms = b - a
-    pct = round(100 * ms / a, 1) if a else None
-    significant = pct is not None and abs(pct) >= noise_pct and abs(ms) >= noise_ms
-    return {"a": a, "b": b, "ms": round(ms, 1), "pct": pct, "significant": significant}
-
-
-def compare(a: dict, b: dict, noise_pct: float = 10.0, noise_ms: float = 5.0) -> dict:
+def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
     rows = []
     for index in range(max(len(a["steps"]), len(b["steps"]))):
         row_a = a["steps"][index] if index < len(a["steps"]) else {}
         row_b = b["steps"][index] if index < len(b["steps"]) else {}
-        label = step_label(row_a or row_b, a["profile"])
         rows.append(
             {
-                "step": label,
+                "step": label(row_a or row_b),
                 "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
                 "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
                 **{key: delta(row_a.get(key), row_b.get(key), noise_pct, noise_ms) for key in KEYS},
@@ -111,7 +101,9 @@ def main(argv: list[str]) -> int:
     except (FileNotFoundError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    result = compare(a, b, float(os.environ.get("NOISE_PCT") or 10), float(os.environ.get("NOISE_MS") or 5))
+    result = compare(
+        a, b, float(os.environ.get("NOISE_PCT") or NOISE_PCT), float(os.environ.get("NOISE_MS") or NOISE_MS)
+    )
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = Path(os.environ.get("VAR_DIR", "var")) / "runs" / f"{stamp}-compare"
     folder.mkdir(parents=True, exist_ok=True)

@@ -189,6 +189,15 @@ def test_the_report_has_the_reliability_table():
         "audit": {"orders_by_status": {"Complete": 8}},
         "retry_fulfillment": {"summary": "retried 3: 3 complete, 0 still failing"},
     }
-    (title, _, (headers, table)), (_, _, note), _ = report.reliability_sections(summary)
-    assert table[0][:8] == ["lms_down", 10, "201×5, 202×3", "–", 0, 0, 0, 2.0]
-    assert "retried 3: 3 complete" in note
+    table, note, _ = report.sections.reliability(summary)["blocks"]
+    assert [c["text"] for c in table["rows"][0][:8]] == [
+        "lms_down",
+        "10",
+        "201×5, 202×3",
+        "–",
+        "0",
+        "0",
+        "0",
+        "2",
+    ]
+    assert "retried 3: 3 complete" in note["text"]

@@ -1,7 +1,6 @@
 """Rows, verdict inputs, report files and comparisons, from synthetic runs (no Locust)."""
 
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -9,23 +8,13 @@ import pytest
 from locustfiles.suite import compare, hosts, plan, report, results
 from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
+from tests.loadsuite import synthetic
 
 BASKET = results.ORDER_ENDPOINT
 
 
 def recorded(profile="ramp", env=None, seed=3, slow_after=None):
-    p = plan.from_env(profile, env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
-    recorder = Recorder(p)
-    recorder.t0 = 1000
-    rng = random.Random(seed)
-    raw = {}
-    for _ in range(3000):
-        start = 1000 + rng.uniform(0, p.seconds - 0.001)
-        rt = rng.uniform(20, 400) * (5 if slow_after and start - 1000 >= slow_after else 1)
-        ok = rng.random() > 0.02
-        recorder.request(BASKET, start, rt, ok, 201 if ok else 503)
-        raw.setdefault(p.step_index(start - 1000), []).append(round(rt))
-    recorder.fold_local()
+    p, recorder, raw, _ = synthetic.recorded(profile, env, seed, slow_after)
     return p, recorder, raw
 
 
@@ -78,43 +67,7 @@ def test_soak_memory_growth_is_measured_after_the_warm_up_bucket():
 
 
 def summary_for(p, recorder, profile_extra=None):
-    rows = results.step_rows(
-        p,
-        recorder.steps,
-        {
-            i: {"cpu_percent": {"ecommerce": 50.0}, "rss_mb": {"ecommerce": 300.0}, "db": {"Com_commit": 10}}
-            for i in range(len(p.steps))
-        },
-    )
-    return {
-        "profile": p.profile,
-        "t0": 1000,
-        "started": "2026-01-01T00:00:00",
-        "finished": "2026-01-01T00:00:30",
-        "seconds": 30,
-        "config": {"order_counter": "events"},
-        "plan": p.as_dict(),
-        "steps": rows,
-        "overall": results.overall_row(p, recorder.steps),
-        "audit": {
-            "successes": 1,
-            "orders": 1,
-            "enrollments": 1,
-            "lost": 0,
-            "duplicates": 0,
-            "unanswered": 0,
-            "passed": True,
-        },
-        "db": {},
-        "sql": {"top": [], "no_index": []},
-        "error_examples": {f"{BASKET} 503": ['{"error": "pool_exhausted"}']},
-        "verdict": {
-            "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
-            "passed": True,
-            "reasons": [],
-        },
-        **(profile_extra or {}),
-    }
+    return synthetic.summary_for(p, recorder, profile_extra)
 
 
 def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
@@ -166,7 +119,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
     report.write(summary, tmp_path)
     assert (tmp_path / "time_split.png").stat().st_size > 0
     text = (tmp_path / "report.md").read_text()
-    assert "| 1 users | 50 | 2 | 1 | 15 | 12 | 8 | 12 |" in text
+    assert "| 1 user | 50 | 2 | 1 | 15 | 12 | 8 | 12 |" in text
     assert "| 2 users | 50 | – | – | – | – | – | – |" in text
 
 
@@ -179,11 +132,15 @@ def test_a_report_without_server_timings_has_no_split(tmp_path):
 
 def test_capacity_and_soak_reports_get_their_plots(tmp_path):
     p, recorder, _ = recorded("capacity", {"RPM": "600 1200 1800", "STEP_SECONDS": "10"})
-    report.write(summary_for(p, recorder, {"capacity_rpm": 1200}), tmp_path / "capacity")
+    capacity = {"capacity_rpm": 1200, "profile_sections": ["capacity"]}
+    report.write(summary_for(p, recorder, capacity), tmp_path / "capacity")
     assert (tmp_path / "capacity" / "capacity.png").exists()
-    assert "**1200 RPM**" in (tmp_path / "capacity" / "report.md").read_text()
+    assert "Capacity: 1200 RPM, the highest target" in (tmp_path / "capacity" / "report.md").read_text()
     p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12"})
-    rows_trend = {"trend": results.soak_trend(results.step_rows(p, recorder.steps, {}))}
+    rows_trend = {
+        "trend": results.soak_trend(results.step_rows(p, recorder.steps, {})),
+        "profile_sections": ["soak"],
+    }
     report.write(summary_for(p, recorder, rows_trend), tmp_path / "soak")
     assert (tmp_path / "soak" / "soak.png").exists()
 
@@ -235,3 +192,136 @@ def test_a_reading_counts_the_server_processes_that_went_away(tmp_path):
     assert reading["processes_replaced"] == {"ecommerce": 1}
     rows = [{"index": i, "p95": 40, "processes_replaced": {"ecommerce": i % 2}} for i in range(4)]
     assert results.soak_trend(rows)["processes_replaced"] == 2
+
+
+def written(tmp_path, summary):
+    report.write(summary, tmp_path)
+    return (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
+
+
+def test_the_report_opens_with_the_verdict_then_findings_then_provenance(tmp_path):
+    p, recorder, _ = recorded()
+    summary = summary_for(p, recorder)
+    summary["verdict"] = {
+        "thresholds": [{"threshold": "p95<100", "value": 380, "ok": False}],
+        "passed": False,
+        "reasons": ["thresholds failed: p95<100"],
+    }
+    summary["findings"] = [{"level": "problem", "text": "A planted finding."}]
+    text, html = written(tmp_path, summary)
+    assert text.index("**verdict: FAIL**") < text.index("- threshold p95<100 (measured 380) broken")
+    assert (
+        text.index("## Findings")
+        < text.index("- **problem**: A planted finding.")
+        < text.index("## Test setup")
+    )
+    assert '<span class="badge fail">verdict: FAIL</span>' in html
+    assert html.index("badge fail") < html.index("A planted finding.") < html.index("0123456789abcdef")
+    for fact in ("| memory | 7.8 GB |", "| mariadb | 11.8.3-MariaDB |", "| think time | 3–5 s |"):
+        assert fact in text
+    assert "| workers | 5 | 5 |" in text and "| uncommitted changes | no |" in text
+
+
+def test_every_endpoint_per_step_is_in_both_renderings(tmp_path):
+    p, recorder, _, log = synthetic.recorded(reads=600)
+    summary = synthetic.summary_for(p, recorder, log=log)
+    text, html = written(tmp_path, summary)
+    for row in summary["steps"]:
+        for name, found in row["endpoints"].items():
+            cells = [name, row["label"], found["requests"], found["failures"], found["mean"], found["p50"]]
+            assert "| " + " | ".join(report.sections.fmt(c) for c in cells) + " |" in text
+            assert (
+                f'<td class="code">{name}</td><td class="text">{row["label"]}</td>'
+                f'<td class="num">{found["requests"]}</td>' in html
+            )
+    endpoints = text.split("## Every endpoint")[1].split("\n## ")[0]
+    assert endpoints.count(f"| {synthetic.READ} |") == 4  # three steps and the whole run
+
+
+def test_thin_percentiles_are_marked_and_others_are_not(tmp_path):
+    p, recorder, _, log = synthetic.recorded(requests=60)
+    summary = synthetic.summary_for(p, recorder, log=log)
+    first = summary["steps"][0]
+    assert "p99" in first["thin"] and "p50" not in first["thin"]
+    text, html = written(tmp_path, summary)
+    row = next(line for line in text.splitlines() if line.startswith("| 1 user | 1 |"))
+    assert f"| {first['p50']} |" in row and f"| {first['p99']} † |" in row and f"| {first['p100']} |" in row
+    assert "† the percentile rests on fewer than 5 samples" in text
+    assert (
+        f'<td class="num thin" title="fewer than 5 samples above this percentile">{first["p99"]}<sup>†</sup>'
+        in html
+    )
+
+    p, recorder, _, log = synthetic.recorded()
+    text, _ = written(tmp_path, synthetic.summary_for(p, recorder, log=log))
+    assert "†" not in text.split("## Every endpoint")[0]
+
+
+def test_profile_sections_come_from_the_summary_not_the_profile_name(tmp_path):
+    p, recorder, _ = recorded()
+    text, _ = written(
+        tmp_path / "a", summary_for(p, recorder, {"capacity_rpm": 0, "profile_sections": ["capacity"]})
+    )
+    assert "## Capacity" in text and (tmp_path / "a" / "capacity.png").exists()
+    p, recorder, _ = recorded("capacity", {"RPM": "600 1200", "STEP_SECONDS": "10"})
+    text, _ = written(
+        tmp_path / "b", summary_for(p, recorder, {"capacity_rpm": 1200, "profile_sections": []})
+    )
+    assert "## Capacity" not in text and not (tmp_path / "b" / "capacity.png").exists()
+
+
+def test_database_deltas_levels_size_and_sql_are_apart_and_labelled(tmp_path):
+    p, recorder, _ = recorded()
+    summary = summary_for(p, recorder)
+    long_statement = (
+        "SELECT "
+        + ", ".join(f"`order_order` . `column_number_{i}`" for i in range(20))
+        + " FROM `order_order`"
+    )
+    summary["sql"] = {
+        "top": [synthetic.statement(long_statement)],
+        "no_index": [],
+        "background": [synthetic.statement("UPDATE `counter_total` SET `value` = `value` + ?", 30)],
+        "slow_query_seconds": 0.5,
+    }
+    text, html = written(tmp_path, summary)
+    database = text.split("## Database")[1].split("## SQL")[0]
+    assert database.index("Counters: the change during each step") < database.index(
+        "| step | Com_commit | Connections | Questions |"
+    )
+    assert "Levels: the value at the end of each step" in database
+    assert (
+        "| step | Threads_connected | database size MB |" in database and "| 2 users | 12 | 21 |" in database
+    )
+    assert "long_query_time, 0.5 s" in database
+    sql = text.split("## SQL statements")[1]
+    assert (
+        sql.index("The requests' costliest")
+        < sql.index("The background job's statements")
+        < sql.index("UPDATE `counter_total`")
+    )
+    shown = next(line for line in sql.splitlines() if "`column_number_0`" in line).split(" | ")[1]
+    assert shown.endswith(" …") and long_statement.startswith(shown.removesuffix(" …"))
+    assert long_statement[len(shown) - 2] == " "  # cut between words, not inside an identifier
+    assert "td.code{" in html and "text-align:left" in html
+
+
+def test_the_load_generator_table_warns_near_a_full_core(tmp_path):
+    p, recorder, _ = recorded()
+    text, html = written(tmp_path, synthetic.summary_for(p, recorder, locust_cpu=96.0))
+    assert "| 1 user | 96 ⚠ | 80 |" in text and "at or above 90 % of one core" in text
+    assert '<td class="num warn">96 ⚠</td>' in html
+    text, _ = written(tmp_path, synthetic.summary_for(p, recorder, locust_cpu=40.0))
+    assert "| 1 user | 40 | 80 |" in text and "⚠ at or above" not in text
+
+
+def test_the_timeline_is_plotted_with_the_step_boundaries(tmp_path):
+    p, recorder, _, log = synthetic.recorded()
+    summary = synthetic.summary_for(p, recorder, log=log)
+    assert summary["timeline"]["step_starts"] == [0, 10, 20]
+    text, _ = written(tmp_path, summary)
+    assert "![Timeline of the run](timeline.png)" in text and (tmp_path / "timeline.png").stat().st_size > 0
+    summary.pop("timeline")
+    (tmp_path / "timeline.png").unlink()
+    text, _ = written(tmp_path, summary)
+    assert "No timeline was recorded for this run." in text and not (tmp_path / "timeline.png").exists()

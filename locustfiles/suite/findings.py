@@ -1,0 +1,318 @@
+"""The findings a report opens with: plain sentences written from a run's summary, the way a
+performance engineer would summarise it (where p95 rose and by how much, what broke which
+threshold, what failed with which status, which process was busiest, whether the load
+generator itself was the limit, which statements used no index, which percentiles rest on
+too few samples).
+
+A finding only says what the data says; when a measurement is missing, the finding says it
+is missing. Levels: "problem" (the run failed or its figures cannot be trusted), "warning"
+(worth a look), "info".
+
+Also here, because findings and comparisons must agree on what a real change is: the noise
+floor (a change is significant at NOISE_PCT % and NOISE_MS ms at least; two runs of one
+configuration on this machine differed by up to about 8 %, docs/decisions.md) and the step
+label every table uses.
+"""
+
+from locustfiles.suite import thresholds
+
+NOISE_PCT = 10.0
+NOISE_MS = 5.0
+NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
+LEVELS = ("problem", "warning", "info")
+
+
+def label(row: dict) -> str:
+    """The step's name for humans, as the profile made it ("1 user", "600 RPM", "bucket 2")."""
+    if row.get("label"):
+        return row["label"]
+    return "all" if row.get("index") is None else f"step {row['index'] + 1}"
+
+
+def plural(count, word: str, many: str | None = None) -> str:
+    return f"{count:g} {word if count == 1 else many or word + 's'}"
+
+
+def delta(a, b, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
+    """B - A in ms and in %, and whether it is beyond the noise floor."""
+    if a is None or b is None:
+        return {"a": a, "b": b, "ms": None, "pct": None, "significant": False}
+    ms = b - a
+    pct = round(100 * ms / a, 1) if a else None
+    significant = pct is not None and abs(pct) >= noise_pct and abs(ms) >= noise_ms
+    return {"a": a, "b": b, "ms": round(ms, 1), "pct": pct, "significant": significant}
+
+
+def findings(summary: dict) -> list[dict]:
+    """[{"level", "text"}], problems first."""
+    found = [
+        *verdict_findings(summary),
+        *capacity_findings(summary),
+        *p95_findings(summary),
+        *error_findings(summary),
+        *audit_findings(summary),
+        *load_generator_findings(summary),
+        *busiest_process_findings(summary),
+        *index_findings(summary),
+        *thin_findings(summary),
+        *missed_findings(summary),
+    ]
+    return sorted(found, key=lambda f: LEVELS.index(f["level"]))
+
+
+def _finding(level: str, text: str) -> dict:
+    return {"level": level, "text": text}
+
+
+def _ms(value) -> str:
+    return f"{value:g} ms"
+
+
+def _value(metric: str, value) -> str:
+    """A threshold metric's value with its unit: percentiles and the mean are milliseconds."""
+    if value is None:
+        return "not measured"
+    return _ms(value) if metric == "mean" or metric.startswith("p") else f"{value:g}"
+
+
+def verdict_findings(summary: dict) -> list[dict]:
+    """Each broken threshold with the steps that broke it, and every other reason to fail."""
+    verdict = summary.get("verdict") or {}
+    out = []
+    for check in verdict.get("thresholds", []):
+        if check["ok"]:
+            continue
+        (threshold,) = thresholds.parse(check["threshold"])
+        field = thresholds.FIELDS.get(threshold.metric, threshold.metric)
+        broke = [r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(r)[0]]
+        measured = (
+            "was not measured"
+            if check["value"] is None
+            else f"was {_value(threshold.metric, check['value'])}"
+        )
+        text = f"The threshold {check['threshold']} failed: {threshold.metric} {measured}"
+        if broke:
+            first = broke[0]
+            text += (
+                f"; {plural(len(broke), 'step')} broke it, first {label(first)} "
+                f"({threshold.metric} {_value(threshold.metric, first.get(field))})"
+            )
+        out.append(_finding("problem", text + "."))
+    for reason in verdict.get("reasons", []):
+        if not reason.startswith("thresholds failed"):
+            out.append(_finding("problem", f"The run failed: {reason}."))
+    return out
+
+
+def capacity_findings(summary: dict) -> list[dict]:
+    if "capacity_rpm" not in summary:
+        return []
+    capacity = summary["capacity_rpm"]
+    steps = summary.get("steps", [])
+    broken = next((r for r in steps if not r.get("held", True)), None)
+    after = f"; {label(broken)} did not" if broken else "; no step broke them"
+    if capacity is None:
+        return [_finding("problem", "No step held the thresholds, so the capacity was not reached.")]
+    return [
+        _finding(
+            "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+        )
+    ]
+
+
+def p95_findings(summary: dict) -> list[dict]:
+    """Where the order endpoint's p95 rose: first to last soak bucket, or step to step."""
+    trend = summary.get("trend")
+    if trend and trend.get("p95_first") is not None:
+        change = delta(trend["p95_first"], trend["p95_last"])
+        verb = "rose" if change["ms"] > 0 else "fell" if change["ms"] < 0 else "stayed"
+        text = (
+            f"Over {plural(trend['buckets'], 'bucket')} the order endpoint's p95 {verb} from "
+            f"{_ms(change['a'])} to {_ms(change['b'])}"
+        )
+        if change["pct"] is not None and change["ms"]:
+            text += f" ({change['pct']:+g} %)"
+        if trend.get("p95_ms_per_bucket") is not None:
+            text += f"; the fitted trend is {trend['p95_ms_per_bucket']:+g} ms per bucket"
+        level = "warning" if change["significant"] and change["ms"] > 0 else "info"
+        return [_finding(level, text + ".")]
+    rows = [r for r in summary.get("steps", []) if r.get("p95") is not None]
+    if len(rows) < 2:
+        return []
+    first, last = rows[0], rows[-1]
+    overall = delta(first["p95"], last["p95"])
+    jumps = [(delta(a["p95"], b["p95"]), a, b) for a, b in zip(rows, rows[1:], strict=False)]
+    biggest, before, after = max(jumps, key=lambda j: j[0]["ms"])
+    if not overall["significant"] and not biggest["significant"]:
+        low, high = min(r["p95"] for r in rows), max(r["p95"] for r in rows)
+        return [
+            _finding(
+                "info",
+                f"The order endpoint's p95 stayed between {_ms(low)} and {_ms(high)} across "
+                f"{plural(len(rows), 'step')}, within the noise floor ({NOISE_PCT:g} % or {NOISE_MS:g} ms).",
+            )
+        ]
+    text = (
+        f"The order endpoint's p95 went from {_ms(first['p95'])} at {label(first)} to "
+        f"{_ms(last['p95'])} at {label(last)}"
+        + (f" ({overall['pct']:+g} %)" if overall["pct"] is not None else "")
+    )
+    if biggest["significant"] and biggest["ms"] > 0:
+        text += (
+            f"; the largest rise was from {label(before)} to {label(after)}: "
+            f"{_ms(biggest['a'])} to {_ms(biggest['b'])} ({biggest['ms']:+g} ms, {biggest['pct']:+g} %)"
+        )
+    return [_finding("warning" if overall["ms"] > 0 and overall["significant"] else "info", text + ".")]
+
+
+def error_findings(summary: dict) -> list[dict]:
+    endpoints = (summary.get("overall") or {}).get("endpoints") or {}
+    if not endpoints:
+        return []
+    total = sum(e["requests"] for e in endpoints.values())
+    by_status = [
+        (name, status, count)
+        for name, row in endpoints.items()
+        for status, count in row.get("statuses", {}).items()
+        if not str(status).startswith("2")
+    ]
+    if not by_status:
+        return [_finding("info", f"No request failed ({plural(total, 'request')}).")]
+    by_status.sort(key=lambda x: -x[2])
+    failed = sum(count for *_, count in by_status)
+    listed = "; ".join(
+        f"{name} answered {'no response' if status == '0' else status} ×{count}"
+        for name, status, count in by_status
+    )
+    return [_finding("problem", f"{plural(failed, 'request')} of {total} failed: {listed}.")]
+
+
+def audit_findings(summary: dict) -> list[dict]:
+    audit = summary.get("audit") or {}
+    if audit.get("error"):
+        return [_finding("problem", f"The audit could not check the orders: {audit['error']}.")]
+    if not audit:
+        return [_finding("warning", "No audit was recorded, so lost orders were not checked.")]
+    if audit.get("lost") or audit.get("duplicates"):
+        return [
+            _finding(
+                "problem",
+                f"The audit found {plural(audit.get('lost') or 0, 'lost order')} and "
+                f"{plural(audit.get('duplicates') or 0, 'duplicate')}.",
+            )
+        ]
+    return [
+        _finding(
+            "info",
+            f"Nothing lost: {plural(audit.get('successes') or 0, 'answered order')}, "
+            f"{audit.get('orders')} committed, {plural(audit.get('enrollments') or 0, 'enrollment')}.",
+        )
+    ]
+
+
+def load_generator_findings(summary: dict) -> list[dict]:
+    generator = summary.get("load_generator")
+    if not generator or generator.get("peak_cpu_percent") is None:
+        return [_finding("warning", "The load generator's CPU was not measured in this run.")]
+    peak, process = generator["peak_cpu_percent"], generator.get("process") or "Locust"
+    if generator.get("saturated") or peak >= NEAR_FULL_CORE:
+        return [
+            _finding(
+                "problem",
+                f"The load generator was saturated: its process {process!r} used {peak:g} % of one "
+                "core at its peak, so the response times include the client's own delays and the "
+                "request rate may be the client's limit. Add Locust workers (WORKERS=N).",
+            )
+        ]
+    return [
+        _finding(
+            "info",
+            f"The load generator kept headroom: its busiest process ({process}) peaked at {peak:g} % "
+            "of one core.",
+        )
+    ]
+
+
+def busiest_process_findings(summary: dict) -> list[dict]:
+    """The busiest server process group and its share of a core; the host's cores if known."""
+    peaks = [
+        (cpu, group, row)
+        for row in summary.get("steps", [])
+        for group, cpu in (row.get("cpu_percent") or {}).items()
+        if cpu is not None
+    ]
+    if not peaks:
+        return [_finding("warning", "The servers' CPU was not measured in this run.")]
+    cpu, group, row = max(peaks, key=lambda p: p[0])
+    text = f"The busiest server process was {group}: {cpu:g} % of one core at {label(row)}"
+    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    level = "info"
+    if cores:
+        used = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
+        share = used / cores
+        text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        if share >= NEAR_FULL_CORE:
+            level = "warning"
+            text += ", so the host's CPU was nearly full"
+    return [_finding(level, text + ".")]
+
+
+def index_findings(summary: dict) -> list[dict]:
+    sql = summary.get("sql")
+    if not sql or "no_index" not in sql:
+        return [
+            _finding("warning", "The statement digests were not read, so missing indexes were not checked.")
+        ]
+    statements = sql["no_index"]
+    if not statements:
+        return [_finding("info", "Every statement the requests ran used an index.")]
+    worst = max(statements, key=lambda s: s["count"])
+    return [
+        _finding(
+            "warning",
+            f"{plural(len(statements), 'statement')} ran without a (good) index; the most frequent, "
+            f"{worst['count']} calls: {shorten(worst['statement'], 120)}",
+        )
+    ]
+
+
+def thin_findings(summary: dict) -> list[dict]:
+    """Percentiles of the order endpoint resting on fewer than 5 samples above them."""
+    rows = [r for r in summary.get("steps", []) if r.get("thin")]
+    if not rows:
+        return []
+    keys = sorted({k for r in rows for k in r["thin"]}, key=lambda k: int(k[1:]))
+    named = ", ".join(f"{label(r)} ({plural(r['requests'], 'request')})" for r in rows[:4])
+    more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
+    return [
+        _finding(
+            "warning",
+            f"{'/'.join(keys)} of the order endpoint rest on fewer than 5 samples above them in "
+            f"{plural(len(rows), 'step')}: {named}{more}; they are marked † in the tables. Longer "
+            "steps or more load give them weight.",
+        )
+    ]
+
+
+def missed_findings(summary: dict) -> list[dict]:
+    overall = summary.get("overall") or {}
+    missed, arrivals = overall.get("missed") or 0, overall.get("arrivals") or 0
+    if not missed or not arrivals:
+        return []
+    return [
+        _finding(
+            "warning",
+            f"{plural(missed, 'arrival')} of {arrivals} could not start on time and were skipped "
+            f"({100 * missed / arrivals:.1f} %): the users could not keep up with the target rate.",
+        )
+    ]
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` whole if it fits, else cut at the last space before ``limit`` with an ellipsis:
+    never in the middle of an identifier."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " …"

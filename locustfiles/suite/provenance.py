@@ -1,0 +1,196 @@
+"""What a run ran on, recorded once per run so a report can be trusted and repeated: the
+commit, the host, the versions, the services' effective settings and the load's settings.
+
+It runs inside the Locust process, so it never imports Django or the services: package
+versions come from importlib.metadata, and the services' settings from the values the stack
+was started with (scripts/stack.sh records them in var/run/stack.env), falling back to the
+defaults the services themselves apply. Those defaults are repeated in SERVICE_DEFAULTS
+below; tests/loadsuite/test_provenance.py checks them against settings/.
+"""
+
+import importlib.metadata
+import os
+import platform
+import socket
+import subprocess
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PACKAGES = {  # provenance name: distribution name
+    "django": "Django",
+    "oscar": "django-oscar",
+    "drf": "djangorestframework",
+    "locust": "locust",
+    "gunicorn": "gunicorn",
+    "gevent": "gevent",
+}
+
+# The services' defaults, where they are set: settings/gunicorn_common.py (workers, worker
+# class, worker connections), settings/_env.py (driver, pool, pool size and timeout),
+# settings/base.py (ORDER_COUNTER, LMS_ENROLLMENT_TIMEOUT).
+SERVICE_DEFAULTS = {
+    "worker_class": "gevent",
+    "worker_connections": 100,
+    "driver": "pymysql",
+    "pool": "geventpool",
+    "pool_size": 10,
+    "pool_timeout_seconds": 5.0,
+}
+SERVICES = {"ecommerce": "ECOMMERCE", "lms_stub": "LMS"}  # service: its variables' prefix
+
+# The learners' defaults (locustfiles/learners.py): think time 3-5 s as in 2015, ten purchases
+# for one read, the first 100 courses of the catalogue.
+LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 10, "READ_WEIGHT": 1, "COURSES": 100}
+
+
+def collect(
+    env: dict,
+    running_settings: dict,
+    *,
+    profile: str,
+    started_from: str,
+    host: str,
+    users,
+    spawn_rate,
+    locust_workers: int,
+) -> dict:
+    """The run's provenance (summary.json's "provenance"). ``env`` is the run's environment,
+    ``running_settings`` what the running services were started with ({} if unknown)."""
+    return {
+        "git": git(ROOT),
+        "host": machine(),
+        "versions": versions(),
+        "services": services(env, running_settings),
+        "load": {
+            "profile": profile,
+            "started_from": started_from,
+            "host": host,
+            "users": users,
+            "spawn_rate": spawn_rate,
+            **load_settings(env),
+            "locust_workers": locust_workers,
+        },
+    }
+
+
+def git(folder: Path) -> dict:
+    """The commit checked out in ``folder`` and whether tracked files differ from it;
+    "unknown" for both outside a checkout (an installed copy, a tarball)."""
+
+    def run(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = run("rev-parse", "HEAD")
+    if commit is None:
+        return {"commit": "unknown", "dirty": "unknown"}
+    changes = run("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": "unknown" if changes is None else bool(changes)}
+
+
+def machine() -> dict:
+    return {
+        "hostname": socket.gethostname(),
+        "cores": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "cpu_model": cpu_model(),
+        "os": os_name(),
+    }
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def os_name() -> str:
+    try:
+        release = dict(
+            line.split("=", 1) for line in Path("/etc/os-release").read_text().splitlines() if "=" in line
+        )
+        name = release.get("PRETTY_NAME", "").strip('"')
+    except OSError:
+        name = ""
+    return f"{name or platform.system()}, kernel {platform.release()}"
+
+
+def versions() -> dict:
+    found: dict = {"python": platform.python_version()}
+    for key, distribution in PACKAGES.items():
+        try:
+            found[key] = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            found[key] = None
+    found["mariadb"] = mariadb_version()
+    return found
+
+
+def mariadb_version() -> str | None:
+    """SELECT VERSION() of the run's MariaDB; None when it cannot be reached."""
+    from locustfiles.suite.server import mysql_connect
+
+    try:
+        connection = mysql_connect()
+    except Exception:  # refused, unknown host, bad credentials: the version is not known
+        return None
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT VERSION()")
+            return cursor.fetchone()[0]
+    finally:
+        connection.close()
+
+
+def services(env: dict, running: dict) -> dict:
+    """Each service's effective settings, and the settings they share."""
+
+    def setting(name: str, default):
+        value = running.get(name) if name in running else env.get(name)
+        return type(default)(value) if value not in (None, "") else default
+
+    cores = os.cpu_count() or 1
+    out: dict = {}
+    for service, prefix in SERVICES.items():
+        out[service] = {
+            "worker_class": setting(f"{prefix}_WORKER_CLASS", SERVICE_DEFAULTS["worker_class"]),
+            "workers": setting(f"{prefix}_WORKERS", 2 * cores + 1),
+            "worker_connections": setting(
+                f"{prefix}_WORKER_CONNECTIONS", SERVICE_DEFAULTS["worker_connections"]
+            ),
+            "driver": setting(f"{prefix}_MYSQL_DRIVER", setting("MYSQL_DRIVER", SERVICE_DEFAULTS["driver"])),
+            "pool": setting(f"{prefix}_DB_POOL", setting("DB_POOL", SERVICE_DEFAULTS["pool"])),
+            "pool_size": setting("DB_POOL_SIZE", SERVICE_DEFAULTS["pool_size"]),
+            "pool_timeout_seconds": setting("DB_POOL_TIMEOUT", SERVICE_DEFAULTS["pool_timeout_seconds"]),
+        }
+    out["order_counter"] = setting("ORDER_COUNTER", "events")
+    out["lms_enrollment_timeout_seconds"] = setting("LMS_ENROLLMENT_TIMEOUT", 7.0)
+    out["ecommerce_cpus"] = setting("ECOMMERCE_CPUS", "not pinned")
+    out["catalog_courses"] = setting("CATALOG_COURSES", 100)
+    return out
+
+
+def load_settings(env: dict) -> dict:
+    """The learners' think time, task weights and course choice, as they take effect."""
+
+    def value(name: str):
+        default = LOAD_DEFAULTS[name]
+        return type(default)(env.get(name) or default)
+
+    return {
+        "think_time": {"min_seconds": value("WAIT_MIN"), "max_seconds": value("WAIT_MAX")},
+        "weights": {"buy": value("BUY_WEIGHT"), "read": value("READ_WEIGHT")},
+        "courses": int(env.get("COURSES") or env.get("CATALOG_COURSES") or LOAD_DEFAULTS["COURSES"]),
+    }

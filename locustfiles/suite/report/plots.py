@@ -1,0 +1,253 @@
+"""The report's plots, one function per PNG, drawn so a reader can trust them: every series
+has its own colour, marker and line style (so p95 stays visible when it equals p99), steps
+are categories drawn as bars (never two dots joined by a line), and the timeline marks where
+each step began."""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from locustfiles.suite.findings import label  # noqa: E402
+from locustfiles.suite.report.sections import TIME_SPLIT, time_split  # noqa: E402
+
+DPI = 90
+# p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile
+# that equals a higher one is drawn over it and stays visible.
+SERIES = {
+    "p99": {"color": "tab:red", "marker": "s", "linestyle": "-", "linewidth": 2.6, "zorder": 2},
+    "p95": {"color": "tab:orange", "marker": "o", "linestyle": "--", "linewidth": 1.8, "zorder": 3},
+    "p50": {"color": "tab:blue", "marker": "^", "linestyle": ":", "linewidth": 1.4, "zorder": 4},
+}
+MAX_STEP_LABELS = 12  # more step names than this on the timeline would overlap
+
+
+def _save(fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+
+
+def _bars(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
+    """Grouped bars: one group per step, one bar per series."""
+    width = 0.8 / max(len(series), 1)
+    x = range(len(rows))
+    for i, (name, values) in enumerate(series.items()):
+        offset = (i - (len(series) - 1) / 2) * width
+        ax.bar(
+            [p + offset for p in x],
+            [v if v is not None else 0 for v in values],
+            width,
+            label=name,
+            color=SERIES.get(name, {}).get("color"),
+            hatch=None if i % 2 == 0 else "//",
+            edgecolor="white",
+        )
+    ax.set_xticks(
+        list(x),
+        [label(r) for r in rows],
+        rotation=30 if len(rows) > 4 else 0,
+        ha="right" if len(rows) > 4 else "center",
+    )
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+
+
+def _lines(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
+    """One line per series over many steps (soak buckets), each with its own style."""
+    x = list(range(len(rows)))
+    for i, (name, values) in enumerate(series.items()):
+        style = SERIES.get(name) or {"marker": "os^vD"[i % 5], "linestyle": ["-", "--", ":", "-."][i % 4]}
+        ax.plot(x, values, label=name, markersize=4, **style)
+    step = max(1, len(rows) // 12)
+    ax.set_xticks(x[::step], [label(r) for r in rows][::step], rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def _per_step(ax, rows, series, ylabel) -> None:
+    (_bars if len(rows) <= 8 else _lines)(ax, rows, series, ylabel)
+
+
+def percentiles(summary: dict, path: Path) -> bool:
+    rows = summary["steps"]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    _per_step(ax, rows, {k: [r.get(k) for r in rows] for k in ("p50", "p95", "p99")}, "ms")
+    ax.set_title("Order endpoint: p50, p95 and p99 per step")
+    _save(fig, path)
+    return True
+
+
+def timeline(summary: dict, path: Path) -> bool:
+    found = summary.get("timeline") or {}
+    points = found.get("points") or []
+    if not points:
+        return False
+    t = [p["t"] for p in points]
+    with_users = any(p.get("users") is not None for p in points)
+    fig, axes = plt.subplots(
+        3 if with_users else 2,
+        1,
+        figsize=(11, 7.5 if with_users else 6),
+        sharex=True,
+        gridspec_kw={"height_ratios": [2, 3, 1.3][: 3 if with_users else 2]},
+    )
+    rate, latency = axes[0], axes[1]
+    rate.plot(t, [p.get("rps") for p in points], color="tab:green", marker=".", label="requests/s")
+    failed = [p.get("failures") or 0 for p in points]
+    if any(failed):
+        width = found.get("bucket_seconds", 1)
+        rate.bar(
+            t,
+            [f / width for f in failed],
+            width=width,
+            color="tab:red",
+            alpha=0.6,
+            label="failures/s",
+            align="edge",
+        )
+    rate.set_ylabel("per second")
+    rate.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
+    for key, style in SERIES.items():
+        latency.plot(t, [p.get(key) for p in points], label=key, markersize=3, **style)
+    latency.set_ylabel("ms")
+    latency.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
+    if with_users:
+        axes[2].step(t, [p.get("users") for p in points], where="post", color="tab:purple", label="users")
+        axes[2].set_ylabel("users")
+        axes[2].set_ylim(bottom=0, top=max(p.get("users") or 0 for p in points) * 1.15 + 0.5)
+        axes[2].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[-1].set_xlabel("seconds since the start")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        for start in found.get("step_starts", []):
+            ax.axvline(start, color="grey", linestyle=":", linewidth=1)
+    starts = found.get("step_starts", [])
+    names = found.get("step_labels", []) if len(starts) <= MAX_STEP_LABELS else []
+    for start, name in zip(starts, names, strict=False):
+        rate.annotate(
+            name,
+            (start, 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -10),
+            textcoords="offset points",
+            fontsize=7,
+            color="dimgrey",
+        )
+    rate.set_title(
+        "The whole run: rate, failures, response times (every request)" + (", users" if with_users else "")
+    )
+    _save(fig, path)
+    return True
+
+
+def capacity(summary: dict, path: Path) -> bool:
+    rows = [r for r in summary["steps"] if r.get("rpm") is not None and r.get("p95") is not None]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(
+        [r["rpm"] for r in rows],
+        [r["p95"] for r in rows],
+        marker="o",
+        linestyle="-" if len(rows) > 1 else "none",
+    )
+    for row in rows:
+        ax.annotate(
+            label(row), (row["rpm"], row["p95"]), xytext=(4, 4), textcoords="offset points", fontsize=7
+        )
+    ax.set_xlabel("achieved RPM")
+    ax.set_ylabel("p95 ms")
+    ax.set_title("Capacity: achieved RPM against p95 (labels: steps)")
+    ax.grid(alpha=0.3)
+    _save(fig, path)
+    return True
+
+
+def soak(summary: dict, path: Path) -> bool:
+    rows = summary["steps"]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    _lines(ax, rows, {"p95": [r.get("p95") for r in rows]}, "p95 ms")
+    if any(r.get("db_size_mb") is not None for r in rows):
+        other = ax.twinx()
+        other.plot(
+            range(len(rows)),
+            [r.get("db_size_mb") for r in rows],
+            marker="D",
+            markersize=3,
+            linestyle="-.",
+            color="tab:grey",
+            label="database MB",
+        )
+        other.set_ylabel("database MB")
+        other.legend(fontsize=8, loc="lower right")
+    ax.set_title("Soak: p95 and database size per bucket")
+    _save(fig, path)
+    return True
+
+
+def time_split_plot(summary: dict, path: Path) -> bool:
+    rows = summary["steps"]
+    splits = [time_split(r) or {} for r in rows]
+    if not any(splits):
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    bottom = [0.0] * len(rows)
+    for i, part in enumerate([*TIME_SPLIT, "network and queues"]):
+        heights = [split.get(part, 0.0) for split in splits]
+        ax.bar(
+            range(len(rows)),
+            heights,
+            bottom=bottom,
+            label=part,
+            hatch=["", "//", "..", "xx"][i % 4],
+            edgecolor="white",
+        )
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    ax.set_xticks(list(range(len(rows))), [label(r) for r in rows], rotation=30, ha="right")
+    ax.set_ylabel("mean ms")
+    ax.set_title("Order request: where the time went per step (Server-Timing)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    _save(fig, path)
+    return True
+
+
+def resources(summary: dict, path: Path) -> bool:
+    rows = summary["steps"]
+    groups = sorted({g for r in rows for g in r.get("cpu_percent") or {}})
+    if not groups:
+        return False
+    fig, (cpu, rss) = plt.subplots(1, 2, figsize=(12, 4.2))
+    _per_step(
+        cpu, rows, {g: [(r.get("cpu_percent") or {}).get(g) for r in rows] for g in groups}, "% of one core"
+    )
+    _per_step(rss, rows, {g: [(r.get("rss_mb") or {}).get(g) for r in rows] for g in groups}, "MB")
+    cpu.set_title("CPU per process group")
+    rss.set_title("Peak RSS per process group")
+    _save(fig, path)
+    return True
+
+
+PLOTS = {
+    "percentiles.png": percentiles,
+    "timeline.png": timeline,
+    "capacity.png": capacity,
+    "soak.png": soak,
+    "time_split.png": time_split_plot,
+    "resources.png": resources,
+}
+
+
+def draw(summary: dict, file: str, folder: Path) -> bool:
+    """Draw the plot ``file`` into ``folder``; False when the run has no data for it."""
+    return PLOTS[file](summary, folder / file)

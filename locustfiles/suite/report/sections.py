@@ -1,0 +1,643 @@
+"""The report as data: one function per section, each reading the summary once and returning
+a section ({"id", "title", "blocks"}) or None when the run has nothing for it.
+
+A block is text ({"kind": "text", "text"}), a table ({"kind": "table", "headers", "rows",
+"notes"}, rows of cells made by ``cell``), or a plot ({"kind": "image", "file", "alt"}). No
+block holds markup: the templates turn the same data into HTML and Markdown.
+"""
+
+from locustfiles.suite.findings import NEAR_FULL_CORE, label, plural, shorten
+from locustfiles.suite.histogram import PERCENTILES
+
+PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
+THIN_NOTE = (
+    "† the percentile rests on fewer than 5 samples above it (requests × (1 − N/100) < 5): "
+    "read it as indicative only."
+)
+SQL_LIMIT = 300  # characters of a statement shown in a table (cut at a word boundary)
+
+# The order request's time, as the services' Server-Timing headers split it (the New Relic
+# breakdown of 2015: "Python", "MySQL other", "External"): part -> the entry it comes from.
+TIME_SPLIT = {
+    "LMS app": "app",
+    "LMS db": "db",
+    "ecommerce app": "ecommerce-app",
+    "ecommerce db": "ecommerce-db",
+    "enrollment call": "ecommerce-lms",
+}
+
+
+def time_split(row: dict) -> dict[str, float] | None:
+    """Mean ms of each part of the order request in a step, plus what no service timed (the
+    network and the time waiting in gunicorn's and the kernel's queues); None without timings."""
+    timings = row.get("server_timing") or {}
+    if "total" not in timings or row.get("mean") is None:
+        return None
+    split = {part: timings.get(entry, 0.0) for part, entry in TIME_SPLIT.items()}
+    untimed = row["mean"] - timings["total"]
+    if "ecommerce" in timings and "ecommerce-total" in timings:
+        untimed += timings["ecommerce"] - timings["ecommerce-total"]
+    split["network and queues"] = round(max(untimed, 0.0), 1)
+    return split
+
+
+# --- cells and blocks ---------------------------------------------------------------------
+
+
+def fmt(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def cell(value, kind: str | None = None, mark: str | None = None) -> dict:
+    """kind: "num" (right-aligned), "text" or "code" (left-aligned, wrapped); mark: "thin"
+    (a percentile on too few samples) or "warn" (a value near a limit)."""
+    if kind is None:
+        kind = "num" if isinstance(value, int | float) and not isinstance(value, bool) else "text"
+    return {"text": fmt(value), "kind": kind, "mark": mark}
+
+
+def text(content: str) -> dict:
+    return {"kind": "text", "text": content}
+
+
+def table(headers: list[str], rows: list[list], notes: list[str] | None = None, caption: str = "") -> dict:
+    """rows: cells, or plain values made into cells; a column holding any number is a
+    numeric column (right-aligned, its empty cells too). The caption says what the table
+    holds (above it), the notes explain its marks (below it)."""
+    body = [[v if isinstance(v, dict) else cell(v) for v in row] for row in rows]
+    kinds = [
+        "num" if any(row[i]["kind"] == "num" for row in body) else (body[0][i]["kind"] if body else "text")
+        for i in range(len(headers))
+    ]
+    for row in body:
+        for i, c in enumerate(row):
+            if c["text"] == "–":
+                c["kind"] = kinds[i]
+    return {
+        "kind": "table",
+        "headers": headers,
+        "kinds": kinds,
+        "rows": body,
+        "notes": notes or [],
+        "caption": caption,
+    }
+
+
+def image(file: str, alt: str) -> dict:
+    return {"kind": "image", "file": file, "alt": alt}
+
+
+def section(id_: str, title: str, *blocks) -> dict:
+    return {"id": id_, "title": title, "blocks": [b for b in blocks if b]}
+
+
+def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
+    thin = set(row.get("thin") or [])
+    return [cell(row.get(k), "num", "thin" if k in thin else None) for k in keys]
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{status}×{n}" for status, n in sorted(counts.items())) or "–"
+
+
+def _has_thin(rows: list[dict]) -> bool:
+    return any(row.get("thin") for row in rows)
+
+
+# --- the top ------------------------------------------------------------------------------
+
+
+def header(summary: dict) -> dict:
+    """Title, when, how long, and the verdict with every reason it failed."""
+    verdict = summary["verdict"]
+    broken = [f"{c['threshold']} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
+    other = [r for r in verdict["reasons"] if not r.startswith("thresholds failed")]
+    return {
+        "title": f"Load test report: {summary['profile']}",
+        "when": f"{summary['started']} to {summary['finished']} ({fmt(summary['seconds'])} s)",
+        "passed": verdict["passed"],
+        "badge": "verdict: PASS" if verdict["passed"] else "verdict: FAIL",
+        "reasons": [f"threshold {b} broken" for b in broken] + other,
+    }
+
+
+# --- sections -----------------------------------------------------------------------------
+
+
+def provenance(summary: dict) -> dict:
+    """What ran, on what, from which commit: small key/value tables."""
+    found = summary.get("provenance")
+    if not found:
+        config = summary.get("config") or {}
+        return section(
+            "provenance",
+            "Test setup",
+            text("The run recorded no provenance; its configuration:"),
+            table(["setting", "value"], [[k, v] for k, v in sorted(config.items())]),
+        )
+    git, machine, versions = found["git"], found["host"], found["versions"]
+    load = found["load"]
+    dirty = {True: "yes (uncommitted changes)", False: "no"}.get(git["dirty"], git["dirty"])
+    services = found["services"]
+    per_service = {k: v for k, v in services.items() if isinstance(v, dict)}
+    shared = {k: v for k, v in services.items() if not isinstance(v, dict)}
+    service_keys = sorted({k for v in per_service.values() for k in v})
+    think = load.get("think_time") or {}
+    weights = load.get("weights") or {}
+    return section(
+        "provenance",
+        "Test setup",
+        table(
+            ["source", ""],
+            [["commit", cell(git["commit"], "code")], ["uncommitted changes", dirty]],
+        ),
+        table(
+            ["host", ""],
+            [
+                ["name", machine["hostname"]],
+                ["cores", machine["cores"]],
+                ["memory", f"{fmt(machine['memory_gb'])} GB"],
+                ["CPU", machine["cpu_model"]],
+                ["OS", machine["os"]],
+            ],
+        ),
+        table(["versions", ""], [[k, "not reachable" if v is None else v] for k, v in versions.items()]),
+        table(
+            ["services", *per_service],
+            [[k, *[per_service[s].get(k) for s in per_service]] for k in service_keys],
+        ),
+        table(["shared service settings", ""], [[k, v] for k, v in shared.items()]),
+        table(
+            ["load", ""],
+            [
+                ["profile", load["profile"]],
+                ["started from", load["started_from"]],
+                ["target host", load["host"]],
+                ["users (at most)", load["users"]],
+                ["spawn rate", load["spawn_rate"]],
+                ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
+                ["task weights", f"buy {fmt(weights.get('buy'))} : read {fmt(weights.get('read'))}"],
+                ["courses bought", load["courses"]],
+                ["Locust workers", load["locust_workers"] or "none (one local process)"],
+            ],
+        ),
+    )
+
+
+def steps(summary: dict) -> dict:
+    """The order endpoint, one row per step and one for the whole run, and its plot."""
+    rows = [*summary["steps"], {**summary["overall"], "label": "all"}]
+    headers = [
+        "step",
+        "users",
+        "target RPM",
+        "RPS",
+        "RPM",
+        "requests",
+        "failures",
+        "missed",
+        *PERCENTILE_KEYS,
+    ]
+    body = [
+        [
+            label(row),
+            row.get("users"),
+            row.get("target_rpm"),
+            row.get("rps"),
+            row.get("rpm"),
+            row.get("requests"),
+            row.get("failures"),
+            row.get("missed"),
+            *percentile_cells(row),
+        ]
+        for row in rows
+    ]
+    return section(
+        "steps",
+        "Order endpoint per step (ms)",
+        text(
+            "Percentiles are exact (millisecond histograms of every request, by start time, merged "
+            "across Locust workers) for POST /api/commerce/v0/baskets/."
+        ),
+        table(headers, body, [THIN_NOTE] if _has_thin(rows) else []),
+        image("percentiles.png", "Order endpoint percentiles per step"),
+    )
+
+
+def timeline(summary: dict) -> dict:
+    found = summary.get("timeline")
+    if not found or not found.get("points"):
+        return section("timeline", "Over time", text("No timeline was recorded for this run."))
+    return section(
+        "timeline",
+        "Over time",
+        text(
+            f"Every {plural(found['bucket_seconds'], 'second')}: requests per second, failures, "
+            "p50/p95/p99 of every request, and the users running; dotted lines mark where each step began."
+        ),
+        image("timeline.png", "Timeline of the run"),
+    )
+
+
+def endpoints(summary: dict) -> dict:
+    """Every endpoint, per step and for the whole run, with its sample counts."""
+    keys = ["p50", "p75", "p95", "p99", "p100"]
+    rows, thin = [], False
+    names = sorted(summary["overall"].get("endpoints") or {})
+    for name in names:
+        for row in [*summary["steps"], {**summary["overall"], "label": "all"}]:
+            found = (row.get("endpoints") or {}).get(name)
+            if not found:
+                continue
+            thin = thin or bool(found.get("thin"))
+            rows.append(
+                [
+                    cell(name, "code"),
+                    label(row),
+                    found["requests"],
+                    found["failures"],
+                    found.get("mean"),
+                    *percentile_cells(found, keys),
+                ]
+            )
+    if not rows:
+        return section("endpoints", "Every endpoint", text("No request was recorded."))
+    return section(
+        "endpoints",
+        "Every endpoint per step (ms)",
+        table(
+            ["endpoint", "step", "requests", "failures", "mean", *keys[:-1], "max"],
+            rows,
+            [THIN_NOTE] if thin else [],
+        ),
+    )
+
+
+def errors(summary: dict) -> dict:
+    status_rows = [
+        [cell(name, "code"), status, count]
+        for name, row in (summary["overall"].get("endpoints") or {}).items()
+        for status, count in row["statuses"].items()
+        if not status.startswith("2")
+    ]
+    examples = summary.get("error_examples") or {}
+    example_rows = [[kind, cell(text_, "code")] for kind, texts in examples.items() for text_ in texts]
+    return section(
+        "errors",
+        "Errors by status (whole run)",
+        table(["endpoint", "status", "count"], status_rows) if status_rows else text("No request failed."),
+        table(
+            ["endpoint and status", "answer"],
+            example_rows,
+            caption="What failing requests were answered (the first few of each kind):",
+        )
+        if example_rows
+        else None,
+    )
+
+
+def time_split_section(summary: dict) -> dict | None:
+    splits = [(row, time_split(row)) for row in summary["steps"]]
+    if not any(split for _, split in splits):
+        return None
+    parts = [*TIME_SPLIT, "network and queues"]
+    return section(
+        "time-split",
+        "Where the order request's time went (mean ms per step, from the services' Server-Timing)",
+        table(
+            ["step", "mean", *parts],
+            [[label(row), row.get("mean"), *[(split or {}).get(p) for p in parts]] for row, split in splits],
+        ),
+        image("time_split.png", "Time split per step"),
+    )
+
+
+def resources(summary: dict) -> dict:
+    rows = summary["steps"]
+    groups = sorted({g for row in rows for g in row.get("cpu_percent") or {}})
+    if not groups:
+        return section(
+            "resources", "Server resources", text("The servers' CPU and memory were not measured.")
+        )
+    return section(
+        "resources",
+        "Server resources per step",
+        table(
+            ["step", *[f"CPU % {g}" for g in groups], *[f"peak RSS MB {g}" for g in groups]],
+            [
+                [
+                    label(row),
+                    *[(row.get("cpu_percent") or {}).get(g) for g in groups],
+                    *[(row.get("rss_mb") or {}).get(g) for g in groups],
+                ]
+                for row in rows
+            ],
+            ["CPU is in % of one core (200 % = two cores busy); RSS is the peak of each group's processes."],
+        ),
+        image("resources.png", "Server resources per step"),
+    )
+
+
+def load_generator(summary: dict) -> dict:
+    rows = summary["steps"]
+    processes = sorted({p for row in rows for p in row.get("locust_cpu") or {}})
+    generator = summary.get("load_generator") or {}
+    if not processes:
+        return section("load-generator", "Load generator", text("The load generator's CPU was not measured."))
+
+    def cpu(row, process):
+        value = (row.get("locust_cpu") or {}).get(process)
+        return cell(value, "num", "warn" if value is not None and value >= NEAR_FULL_CORE else None)
+
+    near = any((row.get("locust_cpu") or {}).get(p, 0) >= NEAR_FULL_CORE for row in rows for p in processes)
+    notes = (
+        [f"⚠ at or above {NEAR_FULL_CORE:g} % of one core: that Locust process was saturated."]
+        if near
+        else []
+    )
+    peak = generator.get("peak_cpu_percent")
+    return section(
+        "load-generator",
+        "Load generator (Locust) CPU per step",
+        text(
+            "A Locust process runs on one core; near 100 % it delays its own requests and the "
+            "measured times grow with the client, not the service."
+            + (f" Peak: {fmt(peak)} % ({generator.get('process')})." if peak is not None else "")
+        ),
+        table(
+            ["step", *[f"CPU % {p}" for p in processes], "Locust RSS MB"],
+            [[label(row), *[cpu(row, p) for p in processes], row.get("suite_rss_mb")] for row in rows],
+            notes,
+        ),
+    )
+
+
+def database(summary: dict) -> dict:
+    rows = summary["steps"]
+    delta_keys = sorted({k for row in rows for k in row.get("db_deltas") or {}})
+    level_keys = sorted({k for row in rows for k in row.get("db_levels") or {}})
+    blocks = []
+    if delta_keys:
+        blocks.append(
+            table(
+                ["step", *delta_keys],
+                [[label(r), *[(r.get("db_deltas") or {}).get(k) for k in delta_keys]] for r in rows],
+                caption="Counters: the change during each step (MariaDB's global status, end minus start).",
+            )
+        )
+    if level_keys or any(r.get("db_size_mb") is not None for r in rows):
+        blocks.append(
+            table(
+                ["step", *level_keys, "database size MB"],
+                [
+                    [label(r), *[(r.get("db_levels") or {}).get(k) for k in level_keys], r.get("db_size_mb")]
+                    for r in rows
+                ],
+                caption="Levels: the value at the end of each step (the size: data and indexes of the "
+                "stack's databases).",
+            )
+        )
+    slow = (summary.get("sql") or {}).get("slow_query_seconds")
+    if slow is not None:
+        blocks.append(
+            text(f"A statement counts as slow (Slow_queries) above MariaDB's long_query_time, {fmt(slow)} s.")
+        )
+    if not blocks:
+        blocks.append(text("MariaDB's counters were not read in this run."))
+    return section("database", "Database", *blocks)
+
+
+def _statements(statements: list[dict], caption: str) -> dict:
+    return table(
+        ["schema", "statement", "calls", "total ms", "mean ms", "rows examined per call"],
+        [
+            [
+                s["schema"],
+                cell(shorten(s["statement"], SQL_LIMIT), "code"),
+                s["count"],
+                s["total_ms"],
+                s["mean_ms"],
+                s["rows_examined_per_call"],
+            ]
+            for s in statements
+        ],
+        caption=caption,
+    )
+
+
+def sql(summary: dict) -> dict:
+    found = summary.get("sql") or {}
+    if "top" not in found:
+        return section("sql", "SQL statements", text("The statement digests were not read in this run."))
+    no_index = found.get("no_index") or []
+    background = found.get("background")
+    return section(
+        "sql",
+        "SQL statements",
+        _statements(found["top"], "The requests' costliest statements (by total time):")
+        if found["top"]
+        else text("The requests ran no statement."),
+        table(
+            ["schema", "statement", "calls", "no index", "no good index"],
+            [
+                [
+                    s["schema"],
+                    cell(shorten(s["statement"], SQL_LIMIT), "code"),
+                    s["count"],
+                    s["no_index"],
+                    s["no_good_index"],
+                ]
+                for s in no_index
+            ],
+            caption="The requests' statements that used no index, or no good one:",
+        )
+        if no_index
+        else text("Every statement of the requests used an index."),
+        _statements(background, "The background job's statements (the counter rollup loop):")
+        if background
+        else text("The background job ran no statement.")
+        if background is not None
+        else None,
+    )
+
+
+def audit(summary: dict) -> dict:
+    found = summary["audit"]
+    keys = ["successes", "orders", "enrollments", "lost", "duplicates", "unanswered", "passed"]
+    headers = [
+        "answered 2xx",
+        "orders committed",
+        "enrollments",
+        "lost",
+        "duplicates",
+        "unanswered",
+        "passed",
+    ]
+    return section(
+        "audit",
+        "Audit: nothing lost",
+        text(f"The audit could not run: {found['error']}.") if found.get("error") else None,
+        table(headers, [[found.get(k) for k in keys]]),
+    )
+
+
+def thresholds(summary: dict) -> dict:
+    checks = summary["verdict"]["thresholds"]
+    return section(
+        "thresholds",
+        "Thresholds",
+        table(
+            ["threshold", "measured", "result"],
+            [
+                [
+                    c["threshold"],
+                    c["value"],
+                    cell("ok" if c["ok"] else "BROKEN", mark=None if c["ok"] else "warn"),
+                ]
+                for c in checks
+            ],
+        )
+        if checks
+        else text("No threshold was set."),
+    )
+
+
+# --- profile sections (chosen by summary["profile_sections"]) ------------------------------
+
+
+def capacity(summary: dict) -> dict:
+    capacity_rpm = summary.get("capacity_rpm")
+    verdict = (
+        f"Capacity: {fmt(capacity_rpm)} RPM, the highest target that held every threshold."
+        if capacity_rpm is not None
+        else "No step held the thresholds."
+    )
+    return section(
+        "capacity",
+        "Capacity",
+        text(verdict),
+        table(
+            ["step", "target RPM", "achieved RPM", "p95", "held"],
+            [
+                [label(r), r.get("target_rpm"), r.get("rpm"), r.get("p95"), r.get("held")]
+                for r in summary["steps"]
+            ],
+        ),
+        image("capacity.png", "Achieved RPM against p95"),
+    )
+
+
+def soak(summary: dict) -> dict:
+    trend = summary.get("trend") or {}
+    lines = [
+        f"p95 over {plural(trend.get('buckets', 0), 'bucket')}: {fmt(trend.get('p95_first'))} → "
+        f"{fmt(trend.get('p95_last'))} ms ({fmt(trend.get('p95_change_pct'))} %), fitted trend "
+        f"{fmt(trend.get('p95_ms_per_bucket'))} ms per bucket."
+    ]
+    growth = trend.get("rss_after_warm_up") or {}
+    rows = [[group, g["mb_per_bucket"], g["first_mb"], g["last_mb"]] for group, g in growth.items()]
+    lines.append(
+        "Server processes replaced during the run (worker recycling, crashes): "
+        f"{trend.get('processes_replaced', 0)}."
+    )
+    return section(
+        "soak",
+        "Soak: trends over the buckets",
+        *[text(line) for line in lines],
+        table(
+            ["process group", "MB per bucket", "first MB", "last MB"],
+            rows,
+            [f"Peak RSS after the first {plural(trend.get('warm_up_buckets', 1), 'bucket')} (warm-up)."],
+        )
+        if rows
+        else None,
+        image("soak.png", "p95 and database size per bucket"),
+    )
+
+
+def reliability(summary: dict) -> dict:
+    """The chaos profile's table: one row per fault, then each fault's checks."""
+    rows = summary["reliability"]
+    retried = summary.get("retry_fulfillment") or {}
+    return section(
+        "reliability",
+        "Reliability (one row per fault)",
+        table(
+            [
+                "fault",
+                "order requests",
+                "orders answered",
+                "errors by status (all endpoints)",
+                "lost",
+                "duplicates",
+                "partial",
+                "time to recover (s)",
+                "outcome",
+            ],
+            [
+                [
+                    row["fault"],
+                    row["requests"],
+                    _counts(row["orders_answered"]),
+                    _counts(row["errors_by_status"]),
+                    row["lost"],
+                    row["duplicates"],
+                    row["partial"],
+                    row["recovery_seconds"],
+                    cell("pass" if row["passed"] else "FAIL", mark=None if row["passed"] else "warn"),
+                ]
+                for row in rows
+            ],
+        ),
+        text(
+            "Time to recover: from the end of the fault to the end of the last second in which a "
+            "request failed or an order was answered 202 (placed, enrollment to be retried); – if "
+            "the step ended still disturbed. After the run `retry_fulfillment --all` said: "
+            f"{retried.get('summary', '–')}; orders by status after it: "
+            f"{_counts(summary['audit'].get('orders_by_status', {}))}."
+        ),
+        table(
+            ["fault", "check", "result", "detail"],
+            [
+                [
+                    row["fault"],
+                    check["check"],
+                    "ok" if check["ok"] else "FAILED",
+                    shorten(check["detail"], 200),
+                ]
+                for row in rows
+                for check in row["checks"]
+            ],
+            caption="Expected outcomes, checked:",
+        ),
+    )
+
+
+PROFILE_SECTIONS = {"capacity": capacity, "soak": soak, "reliability": reliability}
+
+
+def build(summary: dict, findings: list[dict]) -> dict:
+    """The whole report as data, in reading order."""
+    chosen = [PROFILE_SECTIONS[name](summary) for name in summary.get("profile_sections", [])]
+    parts = [
+        provenance(summary),
+        steps(summary),
+        timeline(summary),
+        *chosen,
+        endpoints(summary),
+        errors(summary),
+        time_split_section(summary),
+        resources(summary),
+        load_generator(summary),
+        database(summary),
+        sql(summary),
+        audit(summary),
+        thresholds(summary),
+    ]
+    return {"header": header(summary), "findings": findings, "sections": [p for p in parts if p]}

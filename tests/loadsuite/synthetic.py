@@ -1,0 +1,196 @@
+"""Realistic synthetic run summaries for the report tests: random order requests fed through
+the real Recorder and results.step_rows, plus the keys of summary.json v2 (labels, thin
+percentiles, database deltas and levels, Locust CPU, a timeline, provenance) filled the way
+issue 12's summary.json contract defines them."""
+
+import random
+
+from locustfiles.suite import plan, results
+from locustfiles.suite.findings import plural
+from locustfiles.suite.histogram import PERCENTILES, nearest_rank
+from locustfiles.suite.recorder import Recorder
+
+BASKET = results.ORDER_ENDPOINT
+READ = "/api/v2/orders/[number]/"
+
+
+def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, reads=0):
+    """A plan and a Recorder fed ``requests`` random order requests (five times slower after
+    ``slow_after`` seconds) and ``reads`` order reads; the raw values per step; the requests."""
+    p = plan.from_env(profile, env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
+    recorder = Recorder(p)
+    recorder.t0 = 1000
+    rng = random.Random(seed)
+    raw, log = {}, []
+    for name, count in ((BASKET, requests), (READ, reads)):
+        for _ in range(count):
+            start = 1000 + rng.uniform(0, p.seconds - 0.001)
+            rt = rng.uniform(20, 400) * (5 if slow_after and start - 1000 >= slow_after else 1)
+            ok = rng.random() > 0.02
+            recorder.request(name, start, rt, ok, 201 if ok else 503)
+            log.append((start - 1000, round(rt), ok))
+            if name == BASKET:
+                raw.setdefault(p.step_index(start - 1000), []).append(round(rt))
+    recorder.fold_local()
+    return p, recorder, raw, log
+
+
+def thin(requests: int) -> list[str]:
+    """The contract's rule: pN is thin when requests * (1 - N/100) < 5; p100 never."""
+    if not requests:
+        return [f"p{n}" for n in PERCENTILES]
+    return [f"p{n}" for n in PERCENTILES if n < 100 and requests * (1 - n / 100) < 5]
+
+
+def step_label(p, step) -> str:
+    if step.fault:
+        return step.fault
+    if step.users is not None:
+        return plural(step.users, "user")
+    if p.profile == "soak":
+        return f"bucket {step.index + 1}"
+    return f"{step.target_rpm:g} RPM"
+
+
+def timeline(p, log, bucket=2) -> dict:
+    buckets: dict[int, list] = {}
+    for t, rt, ok in log:
+        buckets.setdefault(int(t // bucket), []).append((rt, ok))
+    points = []
+    for index in sorted(buckets):
+        values = sorted(rt for rt, _ in buckets[index])
+        t = index * bucket
+        points.append(
+            {
+                "t": t,
+                "requests": len(values),
+                "rps": round(len(values) / bucket, 2),
+                "failures": sum(1 for _, ok in buckets[index] if not ok),
+                **{f"p{n}": nearest_rank(values, n) for n in (50, 95, 99)},
+                "users": p.steps[p.step_index(t)].users,
+            }
+        )
+    return {
+        "bucket_seconds": bucket,
+        "points": points,
+        "step_starts": [s.start for s in p.steps],
+        "step_labels": [step_label(p, s) for s in p.steps],
+    }
+
+
+def provenance() -> dict:
+    return {
+        "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": False},
+        "host": {"hostname": "bench", "cores": 2, "memory_gb": 7.8, "cpu_model": "Test CPU", "os": "Debian"},
+        "versions": {
+            "python": "3.11.7",
+            "django": "5.2.19",
+            "oscar": "4.2.1",
+            "drf": "3.18.3",
+            "locust": "2.47.0",
+            "mariadb": "11.8.3-MariaDB",
+            "gunicorn": "27.0.1",
+            "gevent": "26.9.0",
+        },
+        "services": {
+            "ecommerce": {"worker_class": "gevent", "workers": 5, "driver": "pymysql", "pool_size": 10},
+            "lms_stub": {"worker_class": "gevent", "workers": 5, "driver": "pymysql", "pool_size": 10},
+            "order_counter": "events",
+        },
+        "load": {
+            "profile": "ramp",
+            "started_from": "headless",
+            "host": "http://127.0.0.1:18000",
+            "users": 3,
+            "spawn_rate": 3,
+            "think_time": {"min_seconds": 3.0, "max_seconds": 5.0},
+            "weights": {"buy": 10, "read": 1},
+            "courses": 100,
+            "locust_workers": 0,
+        },
+    }
+
+
+def readings(p, locust_cpu=40.0) -> dict:
+    """What the server sampler and the Locust sampler would have read per step."""
+    return {
+        step.index: {
+            "cpu_percent": {"ecommerce": 50.0 + 10 * step.index, "lms_stub": 20.0},
+            "rss_mb": {"ecommerce": 300.0, "lms_stub": 150.0},
+            "db": {"Com_commit": 10, "Threads_connected": 12},
+            "db_deltas": {"Com_commit": 10, "Connections": 0, "Questions": 400},
+            "db_levels": {"Threads_connected": 12},
+            "db_size_mb": 20.0 + step.index,
+            "locust_cpu": {"local": locust_cpu},
+            "suite_rss_mb": 80.0,
+        }
+        for step in p.steps
+    }
+
+
+def with_thin(row: dict) -> dict:
+    row["thin"] = thin(row["requests"])
+    for endpoint in row.get("endpoints", {}).values():
+        endpoint["thin"] = thin(endpoint["requests"])
+    return row
+
+
+def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
+    """A summary.json as the lead's run writes it (contract of issue 12)."""
+    rows = results.step_rows(p, recorder.steps, readings(p, locust_cpu))
+    for row, step in zip(rows, p.steps, strict=True):
+        row["label"] = step_label(p, step)
+        with_thin(row)
+    overall = with_thin({**results.overall_row(p, recorder.steps), "label": "all"})
+    summary = {
+        "profile": p.profile,
+        "t0": 1000,
+        "started": "2026-01-01T00:00:00",
+        "finished": "2026-01-01T00:00:30",
+        "seconds": 30,
+        "started_from": "headless",
+        "config": {"order_counter": "events"},
+        "plan": p.as_dict(),
+        "steps": rows,
+        "overall": overall,
+        "endpoints": {
+            "steps": [{"index": r["index"], "label": r["label"], "endpoints": r["endpoints"]} for r in rows],
+            "overall": overall["endpoints"],
+        },
+        "timeline": timeline(p, log or []),
+        "audit": {
+            "successes": 1,
+            "orders": 1,
+            "enrollments": 1,
+            "lost": 0,
+            "duplicates": 0,
+            "unanswered": 0,
+            "passed": True,
+        },
+        "db": {},
+        "sql": {"top": [], "no_index": [], "background": [], "slow_query_seconds": 1.0},
+        "error_examples": {f"{BASKET} 503": ['{"error": "pool_exhausted"}']},
+        "load_generator": {"peak_cpu_percent": locust_cpu, "process": "local", "saturated": locust_cpu >= 90},
+        "provenance": provenance(),
+        "profile_sections": [],
+        "verdict": {
+            "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
+            "passed": True,
+            "reasons": [],
+        },
+        **(extra or {}),
+    }
+    return summary
+
+
+def statement(text: str, count: int = 100, no_index: int = 0) -> dict:
+    return {
+        "schema": "ecommerce",
+        "statement": text,
+        "count": count,
+        "total_ms": 12.5 * count,
+        "mean_ms": 12.5,
+        "no_index": no_index,
+        "no_good_index": 0,
+        "rows_examined_per_call": 250.0,
+    }
