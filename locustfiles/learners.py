@@ -15,12 +15,12 @@ from locust import FastHttpUser, between
 from ecommerce.courses.definition import catalogue
 from locustfiles.suite import hooks  # noqa: F401  (registers the suite's events)
 from locustfiles.suite.arrivals import ArrivalsMixin
+from locustfiles.suite.provenance import load_settings
 
-COURSES = [
-    s.course_id for s in catalogue(int(os.environ.get("COURSES") or os.environ.get("CATALOG_COURSES", "100")))
-]
-BUY_WEIGHT = int(os.environ.get("BUY_WEIGHT") or 10)
-READ_WEIGHT = int(os.environ.get("READ_WEIGHT") or 1)
+SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
+COURSES = [s.course_id for s in catalogue(SETTINGS["courses"])]
+BUY_WEIGHT = SETTINGS["weights"]["buy"]
+READ_WEIGHT = SETTINGS["weights"]["read"]
 BASKET = "/api/commerce/v0/baskets/"
 ORDER = "/api/commerce/v1/orders/[number]/"
 
@@ -60,7 +60,7 @@ class Learner(LearnerJourney):
     """Closed model: each user buys (or, READ_WEIGHT times in BUY_WEIGHT + READ_WEIGHT, reads
     its last order back), then thinks."""
 
-    wait_time = between(float(os.environ.get("WAIT_MIN") or 3), float(os.environ.get("WAIT_MAX") or 5))
+    wait_time = between(SETTINGS["think_time"]["min_seconds"], SETTINGS["think_time"]["max_seconds"])
     tasks = {LearnerJourney.buy_seat: BUY_WEIGHT, LearnerJourney.read_order: READ_WEIGHT}
 
 

@@ -15,6 +15,7 @@ label every table uses.
 """
 
 from locustfiles.suite import thresholds
+from locustfiles.suite.profiles import plural
 
 NOISE_PCT = 10.0
 NOISE_MS = 5.0
@@ -27,10 +28,6 @@ def label(row: dict) -> str:
     if row.get("label"):
         return row["label"]
     return "all" if row.get("index") is None else f"step {row['index'] + 1}"
-
-
-def plural(count, word: str, many: str | None = None) -> str:
-    return f"{count:g} {word if count == 1 else many or word + 's'}"
 
 
 def delta(a, b, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:

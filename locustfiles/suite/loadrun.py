@@ -28,7 +28,7 @@ import psutil
 from locust.runners import MasterRunner, WorkerRunner
 
 from ecommerce.core.server_timing import parse as parse_server_timing
-from locustfiles.suite import audit, profiles, report, results, thresholds
+from locustfiles.suite import audit, findings, profiles, provenance, report, results, thresholds
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -36,7 +36,6 @@ from locustfiles.suite.server import ServerSampler, digest_report
 logger = logging.getLogger("suite")
 
 PROGRESS_FILE = "progress.log"
-SATURATED_CPU_PERCENT = 90  # a Locust process past this share of a core measures itself
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -424,6 +423,17 @@ class LoadRun:
         summary["sql"]["slow_query_seconds"] = self.sampler.slow_query_seconds()
         self.profile.finish(self, summary)
         summary["verdict"] = self.verdict(summary)
+        summary["provenance"] = provenance.collect(
+            self.env,
+            running_settings(Path(self.env.get("VAR_DIR") or ROOT / "var")),
+            profile=self.profile.name,
+            started_from=self.started_from,
+            host=summary["load"]["host"],
+            users=summary["load"]["users"],
+            spawn_rate=summary["load"]["spawn_rate"],
+            locust_workers=summary["load"]["locust_workers"],
+        )
+        summary["findings"] = findings.findings(summary)
         self.sampler.close()
         return summary
 
@@ -469,6 +479,14 @@ class LoadRun:
             return Response(path.read_text(), mimetype="text/html")
 
 
+def running_settings(var_dir: Path) -> dict[str, str]:
+    """The settings the running services were started with (scripts/stack.sh records them)."""
+    path = var_dir / "run" / "stack.env"
+    if not path.exists():
+        return {}
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
 def _own_cpu_seconds() -> float:
     times = psutil.Process().cpu_times()
     return times.user + times.system
@@ -489,8 +507,8 @@ def _load_generator(rows: list[dict]) -> dict:
     return {
         "peak_cpu_percent": peak if process else None,
         "process": process,
-        "saturated": peak >= SATURATED_CPU_PERCENT,
-        "threshold_percent": SATURATED_CPU_PERCENT,
+        "saturated": peak >= findings.NEAR_FULL_CORE,
+        "threshold_percent": findings.NEAR_FULL_CORE,
     }
 
 

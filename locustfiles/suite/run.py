@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from locustfiles.suite import hosts, profiles, terminal, thresholds
-from locustfiles.suite.loadrun import PROGRESS_FILE
+from locustfiles.suite.loadrun import PROGRESS_FILE, running_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,14 +31,6 @@ def stack(command: str, env: dict) -> None:
     if done.returncode != 0:
         sys.stderr.write(done.stdout + done.stderr)
         raise SystemExit(f"scripts/stack.sh {command} failed")
-
-
-def running_settings(var_dir: Path) -> dict[str, str]:
-    """The settings the running services were started with (scripts/stack.sh records them)."""
-    path = var_dir / "run" / "stack.env"
-    if not path.exists():
-        return {}
-    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 
 def service_config(running: dict, host: dict) -> dict:

@@ -213,7 +213,7 @@ def digest_report(before: dict, after: dict, top: int = 10) -> dict:
         deltas.append(
             {
                 "schema": now["schema"],
-                "statement": (now["text"] or "")[:300],
+                "statement": now["text"] or "",
                 "count": count,
                 "total_ms": round(now["time_ms"] - then["time_ms"], 1),
                 "mean_ms": round((now["time_ms"] - then["time_ms"]) / count, 3),

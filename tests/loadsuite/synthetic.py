@@ -5,9 +5,8 @@ issue 12's summary.json contract defines them."""
 
 import random
 
-from locustfiles.suite import plan, results
-from locustfiles.suite.findings import plural
-from locustfiles.suite.histogram import PERCENTILES, nearest_rank
+from locustfiles.suite import plan, profiles, results
+from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
 
 BASKET = results.ORDER_ENDPOINT
@@ -35,21 +34,8 @@ def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, r
     return p, recorder, raw, log
 
 
-def thin(requests: int) -> list[str]:
-    """The contract's rule: pN is thin when requests * (1 - N/100) < 5; p100 never."""
-    if not requests:
-        return [f"p{n}" for n in PERCENTILES]
-    return [f"p{n}" for n in PERCENTILES if n < 100 and requests * (1 - n / 100) < 5]
-
-
 def step_label(p, step) -> str:
-    if step.fault:
-        return step.fault
-    if step.users is not None:
-        return plural(step.users, "user")
-    if p.profile == "soak":
-        return f"bucket {step.index + 1}"
-    return f"{step.target_rpm:g} RPM"
+    return profiles.get(p.profile).label(step)
 
 
 def timeline(p, log, bucket=2) -> dict:
@@ -128,20 +114,12 @@ def readings(p, locust_cpu=40.0) -> dict:
     }
 
 
-def with_thin(row: dict) -> dict:
-    row["thin"] = thin(row["requests"])
-    for endpoint in row.get("endpoints", {}).values():
-        endpoint["thin"] = thin(endpoint["requests"])
-    return row
-
-
 def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
     """A summary.json as the lead's run writes it (contract of issue 12)."""
     rows = results.step_rows(p, recorder.steps, readings(p, locust_cpu))
     for row, step in zip(rows, p.steps, strict=True):
         row["label"] = step_label(p, step)
-        with_thin(row)
-    overall = with_thin({**results.overall_row(p, recorder.steps), "label": "all"})
+    overall = {**results.overall_row(p, recorder.steps), "label": "all"}
     summary = {
         "profile": p.profile,
         "t0": 1000,

@@ -1,7 +1,7 @@
 """Findings written from planted data: each test plants one fact in a synthetic summary and
 checks the sentence that reports it (and that a run without the fact gets no such sentence)."""
 
-from locustfiles.suite import findings
+from locustfiles.suite import findings, profiles
 from tests.loadsuite import synthetic
 
 
@@ -126,7 +126,7 @@ def test_capacity_reached_is_reported():
 
 
 def test_plurals_and_shortened_sql():
-    assert findings.plural(1, "user") == "1 user" and findings.plural(3, "user") == "3 users"
+    assert profiles.plural(1, "user") == "1 user" and profiles.plural(3, "user") == "3 users"
     statement = "SELECT `a_long_identifier` FROM `some_table` WHERE `another_identifier` = ?"
     assert findings.shorten(statement, 30) == "SELECT `a_long_identifier` …"
     assert findings.shorten(statement, 200) == statement

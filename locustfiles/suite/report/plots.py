@@ -142,7 +142,8 @@ def timeline(summary: dict, path: Path) -> bool:
             color="dimgrey",
         )
     rate.set_title(
-        "The whole run: rate, failures, response times (every request)" + (", users" if with_users else "")
+        "The whole run: rate and failures (every endpoint), order endpoint percentiles"
+        + (", users" if with_users else "")
     )
     _save(fig, path)
     return True

@@ -6,8 +6,9 @@ A block is text ({"kind": "text", "text"}), a table ({"kind": "table", "headers"
 block holds markup: the templates turn the same data into HTML and Markdown.
 """
 
-from locustfiles.suite.findings import NEAR_FULL_CORE, label, plural, shorten
+from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
 from locustfiles.suite.histogram import PERCENTILES
+from locustfiles.suite.profiles import plural
 
 PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
 THIN_NOTE = (
@@ -238,8 +239,9 @@ def timeline(summary: dict) -> dict:
         "timeline",
         "Over time",
         text(
-            f"Every {plural(found['bucket_seconds'], 'second')}: requests per second, failures, "
-            "p50/p95/p99 of every request, and the users running; dotted lines mark where each step began."
+            f"Every {plural(found['bucket_seconds'], 'second')}: requests per second and failures of "
+            "every endpoint, p50/p95/p99 of the order endpoint (by start time), and the users running; "
+            "dotted lines mark where each step began."
         ),
         image("timeline.png", "Timeline of the run"),
     )
