@@ -20,25 +20,10 @@ import sys
 import time
 from pathlib import Path
 
-from locustfiles.suite import hosts, plan, thresholds
+from locustfiles.suite import hosts, plan, services, thresholds
 from locustfiles.suite.plan import PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def stack(command: str, env: dict) -> None:
-    done = subprocess.run([str(ROOT / "scripts/stack.sh"), command], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"scripts/stack.sh {command} failed")
-
-
-def running_settings(var_dir: Path) -> dict[str, str]:
-    """The settings the running services were started with (scripts/stack.sh records them)."""
-    path = var_dir / "run" / "stack.env"
-    if not path.exists():
-        return {}
-    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 
 def service_config(running: dict, host: dict) -> dict:
@@ -73,13 +58,8 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    stack("up", env)
+    running = services.ensure_up(env)
     var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
-    running = running_settings(var_dir)
-    wanted = {name: env.get(name, "") for name in running}
-    if not running or running != wanted:  # the services run with other settings than asked for
-        stack("restart", env)
-        running = running_settings(var_dir)
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = var_dir / "runs" / f"{stamp}-{profile}"
@@ -88,6 +68,7 @@ def main(argv: list[str]) -> int:
 
     workers = int(env.get("WORKERS") or 0)
     ui = env.get("UI", "") not in ("", "0", "false")
+    services.register_run(env, profile, f"http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}" if ui else None)
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
