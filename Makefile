@@ -21,10 +21,10 @@ bootstrap:  ## install system packages and the virtualenv (.venv)
 up:  ## start MariaDB, lms_stub and ecommerce in the background (idempotent)
 	@scripts/stack.sh up
 
-down:  ## stop everything `make up` started
+down:  ## stop everything `make up` started, and `make run`'s Locust and any load run first
 	@scripts/stack.sh down
 
-status:  ## say what runs
+status:  ## say what runs: services, MariaDB, Locust (make run, load runs) with pids and URLs
 	@scripts/stack.sh status
 
 run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what it started

@@ -30,34 +30,46 @@ RUN_DIR=$VAR_DIR/run
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# pid_of FILE: the pid on a pid file's first line (Locust's pid files have its URL after it).
+pid_of() { head -n 1 "$1" 2>/dev/null; }
+
+# pid_matches PID PATTERN: true when PID is a running process whose command line contains
+# PATTERN.
+pid_matches() {
+  [[ $1 =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$1" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q -- "$2"
+}
+
 # pid_alive FILE [PATTERN]: true when FILE names a running process whose command line
 # contains PATTERN (default: the file's base name), so a stale pid file that names some other
 # process after a reboot is never trusted, nor that process signalled.
 pid_alive() {
-  local file=$1 pattern=${2:-$(basename "$1" .pid)} pid
-  [ -s "$file" ] || return 1
-  pid=$(cat "$file")
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$pattern"
+  [ -s "$1" ] && pid_matches "$(pid_of "$1")" "${2:-$(basename "$1" .pid)}"
+}
+
+# wait_exit PID SECONDS: wait until PID has exited; false if it still runs after SECONDS.
+wait_exit() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  ! kill -0 "$1" 2>/dev/null
 }
 
 # stop_pid FILE NAME PATTERN [SECONDS]: SIGTERM the process named in FILE and its process
 # group (a gunicorn master and its workers), wait, then SIGKILL the group.
 stop_pid() {
-  local file=$1 name=$2 pattern=$3 wait=${4:-45} pid i
+  local file=$1 name=$2 pattern=$3 wait=${4:-45} pid
   if ! pid_alive "$file" "$pattern"; then
     rm -f "$file"
     say "$name: not running"
     return 0
   fi
-  pid=$(cat "$file")
+  pid=$(pid_of "$file")
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < wait * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
+  if ! wait_exit "$pid" "$wait"; then
     say "$name: still running after ${wait}s, sending SIGKILL"
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   fi

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `make run`: the stack plus the Locust web UI in the foreground. Ctrl-C stops the Locust UI
-# and every part of the stack that this command started (a stack already up stays up).
+# `make run`: the stack plus the Locust web UI in the foreground. Ctrl-C (or `make down` from
+# another terminal, which stops this Locust first) stops the Locust UI and every part of the
+# stack that this command started (a stack already up stays up). var/run/locust.pid holds
+# Locust's pid and URL for `make status` and `make down`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -20,6 +22,7 @@ cleanup() {
     wait "$locust_pid" 2>/dev/null || true
     say "locust: stopped (pid $locust_pid)"
   fi
+  rm -f "$RUN_DIR/locust.pid"
   [[ " ${was_running[*]} " == *" rollup "* ]] || stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
   [[ " ${was_running[*]} " == *" ecommerce "* ]] || stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
   [[ " ${was_running[*]} " == *" lms_stub "* ]] || stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
@@ -37,4 +40,5 @@ cd "$ROOT"
 PYTHONPATH=$ROOT "$VENV/bin/locust" -f "${LOCUSTFILE:-locustfiles/buy_seat.py}" \
   --host "$LMS_URL" --web-host 127.0.0.1 --web-port "$LOCUST_PORT" &
 locust_pid=$!
+printf '%s\nhttp://127.0.0.1:%s\n' "$locust_pid" "$LOCUST_PORT" >"$RUN_DIR/locust.pid"
 wait "$locust_pid"

@@ -7,8 +7,10 @@
 #   scripts/stack.sh restart  stop and start both services and the rollup (MariaDB stays up),
 #                             e.g. to apply other ECOMMERCE_* / DB_POOL / MYSQL_DRIVER settings
 #   scripts/stack.sh stop     stop both services and the rollup (MariaDB stays up)
-#   scripts/stack.sh down     stop both services and MariaDB
-#   scripts/stack.sh status   say what runs
+#   scripts/stack.sh down     stop `make run` (its Locust), both services and MariaDB
+#   scripts/stack.sh status   say what runs: services, MariaDB, Locust web UIs and load runs
+#   scripts/stack.sh settings print the settings the services would run with in this
+#                             environment (NAME=value); var/run/stack.env holds the running ones
 #   scripts/stack.sh urls     print the addresses and the dashboard login
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -47,6 +49,11 @@ staff_password() {
   fi
 }
 
+# seed_catalog: the courses lms_stub sells (CATALOG_COURSES) exist in ecommerce's catalogue.
+seed_catalog() {
+  manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
+}
+
 prepare() {
   "$ROOT/scripts/bootstrap.sh"
   "$ROOT/scripts/mysql.sh" up
@@ -54,7 +61,7 @@ prepare() {
   say "stack: migrating"
   manage migrate --noinput -v0
   manage_lms migrate --noinput -v0
-  manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
+  seed_catalog
   manage collectstatic --noinput -v0
   ECOMMERCE_STAFF_PASSWORD=$(staff_password) manage ensure_staff --username "$STAFF_USER"
 }
@@ -102,21 +109,74 @@ start_rollup() {
   say "rollup: folding purchase counts every ${ROLLUP_INTERVAL:-1} s (pid $!)"
 }
 
-# The settings the services run with, for the load suite (it restarts them when they differ
-# from the run's, and records them in its report).
-SERVICE_SETTINGS=(ECOMMERCE_WORKER_CLASS ECOMMERCE_WORKERS LMS_WORKER_CLASS LMS_WORKERS
-  MYSQL_DRIVER ECOMMERCE_MYSQL_DRIVER LMS_MYSQL_DRIVER DB_POOL ECOMMERCE_DB_POOL LMS_DB_POOL
-  DB_POOL_SIZE DB_POOL_TIMEOUT ORDER_COUNTER ECOMMERCE_CPUS LMS_ENROLLMENT_TIMEOUT
-  LMS_FAULT_LATENCY_MS LMS_FAULT_JITTER_MS LMS_FAULT_ERROR_RATE CATALOG_COURSES ECOMMERCE_LEARNER_RATE)
-record_settings() {
-  local name
-  for name in "${SERVICE_SETTINGS[@]}"; do printf '%s=%s\n' "$name" "${!name:-}"; done >"$RUN_DIR/stack.env"
-}
+# settings: NAME=value of every setting that reaches the services, as they resolve it (their
+# own defaults applied). The load suite restarts the services when these differ from the
+# ones recorded at their start.
+settings() { (cd "$ROOT" && "$PYTHON" -m settings.effective); }
+record_settings() { settings >"$RUN_DIR/stack.env"; }
 
 stop_services() {
   stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
   stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
   stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
+}
+
+# The Locust processes of this checkout: `make run`'s web UI (var/run/locust.pid: its pid, then
+# its URL; scripts/run.sh writes it) and load-suite runs (var/run/suite-<pid>.pid: the pid of
+# `python -m locustfiles.suite.run`, then what runs; locustfiles/suite/services.py writes it).
+MAKE_RUN_LOCUST=$RUN_DIR/locust.pid
+SUITE_RUN=locustfiles.suite.run
+
+# suite_runs: the pid files of the load-suite runs that still run (stale ones are removed).
+suite_runs() {
+  local file
+  for file in "$RUN_DIR"/suite-*.pid; do
+    [ -e "$file" ] || continue
+    if pid_alive "$file" "$SUITE_RUN"; then printf '%s\n' "$file"; else rm -f "$file"; fi
+  done
+}
+
+locust_status() {
+  local file pid child args
+  if pid_alive "$MAKE_RUN_LOCUST" bin/locust; then
+    say "locust (make run): web UI $(sed -n 2p "$MAKE_RUN_LOCUST") (pid $(pid_of "$MAKE_RUN_LOCUST"))"
+  else
+    say "locust (make run): not running"
+  fi
+  for file in $(suite_runs); do
+    pid=$(pid_of "$file")
+    say "load run: $(sed -n 2p "$file") (pid $pid)"
+    while read -r child args; do
+      case $args in
+        *bin/locust*--worker*) say "  locust worker: pid $child" ;;
+        *bin/locust*--master*) say "  locust master: pid $child" ;;
+        *bin/locust*) say "  locust: pid $child" ;;
+      esac
+    done < <(ps -o pid=,args= --ppid "$pid")
+  done
+}
+
+# stop_locusts: every Locust of this checkout stops before the services do, as Ctrl-C in its
+# terminal would stop it: `make run`'s (scripts/run.sh then stops what it started, and is
+# waited for so that nothing is stopped twice at once) and the load-suite runs (each still
+# writes the report of what ran).
+stop_locusts() {
+  local pid parent file
+  if pid_alive "$MAKE_RUN_LOCUST" bin/locust; then
+    pid=$(pid_of "$MAKE_RUN_LOCUST")
+    parent=$(ps -o ppid= -p "$pid" | tr -d ' ')
+    stop_pid "$MAKE_RUN_LOCUST" "locust (make run)" bin/locust 30
+    if pid_matches "$parent" scripts/run.sh && ! wait_exit "$parent" 120; then
+      say "make run: still stopping after 120 s (pid $parent)"
+    fi
+  fi
+  rm -f "$MAKE_RUN_LOCUST"
+  for file in $(suite_runs); do
+    pid=$(pid_of "$file")
+    say "load run: stopping $(sed -n 2p "$file") (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true  # the suite takes it as Ctrl-C
+    if wait_exit "$pid" 120; then say "load run: stopped (pid $pid)"; else say "load run: still running after 120 s (pid $pid)"; fi
+  done
 }
 
 urls() {
@@ -126,6 +186,15 @@ urls() {
   Oscar dashboard     $ECOMMERCE_URL/dashboard/   login: $STAFF_USER / $(staff_password)
   MariaDB             127.0.0.1:$MYSQL_PORT  (user $MYSQL_USER; root on $MYSQL_SOCKET)
 EOF
+}
+
+# start_all: prepare, start both services and the rollup, record their settings.
+start_all() {
+  prepare
+  start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
+  start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
+  start_rollup
+  record_settings
 }
 
 all_running() {
@@ -141,32 +210,27 @@ case ${1:-} in
       urls
       exit 0
     fi
-    prepare
-    start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
-    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
-    start_rollup
-    record_settings
+    start_all
     urls
     ;;
   down)
+    stop_locusts
     stop_services
     "$ROOT/scripts/mysql.sh" down
     ;;
   stop) stop_services ;;
   restart)
     stop_services
-    "$ROOT/scripts/mysql.sh" up
-    start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
-    start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
-    start_rollup
-    record_settings
+    start_all  # prepare again: a changed CATALOG_COURSES needs its courses seeded
     ;;
   status)
     for name in lms_stub ecommerce rollup; do
       if pid_alive "$RUN_DIR/$name.pid"; then say "$name: running (pid $(cat "$RUN_DIR/$name.pid"))"; else say "$name: stopped"; fi
     done
     "$ROOT/scripts/mysql.sh" status || true
+    locust_status
     ;;
   urls) urls ;;
-  *) die "usage: scripts/stack.sh up|down|stop|restart|status|urls" ;;
+  settings) settings ;;
+  *) die "usage: scripts/stack.sh up|down|stop|restart|status|settings|urls" ;;
 esac

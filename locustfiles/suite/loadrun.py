@@ -28,7 +28,7 @@ import psutil
 from locust.runners import MasterRunner, WorkerRunner
 
 from ecommerce.core.server_timing import parse as parse_server_timing
-from locustfiles.suite import audit, findings, profiles, provenance, report, results, thresholds
+from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -425,7 +425,7 @@ class LoadRun:
         summary["verdict"] = self.verdict(summary)
         summary["provenance"] = provenance.collect(
             self.env,
-            running_settings(Path(self.env.get("VAR_DIR") or ROOT / "var")),
+            services.running_settings(self.env),
             profile=self.profile.name,
             started_from=self.started_from,
             host=summary["load"]["host"],
@@ -477,14 +477,6 @@ class LoadRun:
             if not path or not path.exists():
                 return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
             return Response(path.read_text(), mimetype="text/html")
-
-
-def running_settings(var_dir: Path) -> dict[str, str]:
-    """The settings the running services were started with (scripts/stack.sh records them)."""
-    path = var_dir / "run" / "stack.env"
-    if not path.exists():
-        return {}
-    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
 
 
 def _own_cpu_seconds() -> float:

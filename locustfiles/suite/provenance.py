@@ -3,9 +3,8 @@ commit, the host, the versions, the services' effective settings and the load's 
 
 It runs inside the Locust process, so it never imports Django or the services: package
 versions come from importlib.metadata, and the services' settings from the values the stack
-was started with (scripts/stack.sh records them in var/run/stack.env), falling back to the
-defaults the services themselves apply. Those defaults are repeated in SERVICE_DEFAULTS
-below; tests/loadsuite/test_provenance.py checks them against settings/.
+was started with: scripts/stack.sh records in var/run/stack.env what the services' own
+configuration resolves them to (settings/effective.py), defaults included.
 """
 
 import importlib.metadata
@@ -28,18 +27,7 @@ PACKAGES = {  # provenance name: distribution name
     "gevent": "gevent",
 }
 
-# The services' defaults, where they are set: settings/gunicorn_common.py (workers, worker
-# class, worker connections), settings/_env.py (driver, pool, pool size and timeout),
-# settings/base.py (ORDER_COUNTER, LMS_ENROLLMENT_TIMEOUT).
-SERVICE_DEFAULTS = {
-    "worker_class": "gevent",
-    "worker_connections": 100,
-    "driver": "pymysql",
-    "pool": "geventpool",
-    "pool_size": 10,
-    "pool_timeout_seconds": 5.0,
-}
-SERVICES = {"ecommerce": "ECOMMERCE", "lms_stub": "LMS"}  # service: its variables' prefix
+SERVICES = {"ecommerce": "ECOMMERCE", "lms_stub": "LMS"}  # service: its settings' prefix
 
 # The learners' defaults (locustfiles/learners.py): think time 3-5 s as in 2015, ten purchases
 # for one read, the first 100 courses of the catalogue.
@@ -58,12 +46,13 @@ def collect(
     locust_workers: int,
 ) -> dict:
     """The run's provenance (summary.json's "provenance"). ``env`` is the run's environment,
-    ``running_settings`` what the running services were started with ({} if unknown)."""
+    ``running_settings`` what the running services were started with (services.running_settings;
+    {} if the stack recorded nothing)."""
     return {
         "git": git(ROOT),
         "host": machine(),
         "versions": versions(),
-        "services": services(env, running_settings),
+        "services": services(running_settings),
         "load": {
             "profile": profile,
             "started_from": started_from,
@@ -154,31 +143,32 @@ def mariadb_version() -> str | None:
         connection.close()
 
 
-def services(env: dict, running: dict) -> dict:
-    """Each service's effective settings, and the settings they share."""
+def services(running: dict) -> dict:
+    """Each service's settings as the running stack resolved them when it started (scripts/
+    stack.sh records what settings/effective.py reads from the services' own configuration),
+    and the settings they share. None where the stack recorded nothing."""
 
-    def setting(name: str, default):
-        value = running.get(name) if name in running else env.get(name)
-        return type(default)(value) if value not in (None, "") else default
+    def value(name: str, kind=str):
+        found = running.get(name)
+        return None if found in (None, "") else kind(found)
 
-    cores = os.cpu_count() or 1
     out: dict = {}
     for service, prefix in SERVICES.items():
         out[service] = {
-            "worker_class": setting(f"{prefix}_WORKER_CLASS", SERVICE_DEFAULTS["worker_class"]),
-            "workers": setting(f"{prefix}_WORKERS", 2 * cores + 1),
-            "worker_connections": setting(
-                f"{prefix}_WORKER_CONNECTIONS", SERVICE_DEFAULTS["worker_connections"]
-            ),
-            "driver": setting(f"{prefix}_MYSQL_DRIVER", setting("MYSQL_DRIVER", SERVICE_DEFAULTS["driver"])),
-            "pool": setting(f"{prefix}_DB_POOL", setting("DB_POOL", SERVICE_DEFAULTS["pool"])),
-            "pool_size": setting("DB_POOL_SIZE", SERVICE_DEFAULTS["pool_size"]),
-            "pool_timeout_seconds": setting("DB_POOL_TIMEOUT", SERVICE_DEFAULTS["pool_timeout_seconds"]),
+            "worker_class": value(f"{prefix}_WORKER_CLASS"),
+            "workers": value(f"{prefix}_WORKERS", int),
+            "worker_connections": value(f"{prefix}_WORKER_CONNECTIONS", int),
+            "driver": value(f"{prefix}_MYSQL_DRIVER"),
+            "pool": value(f"{prefix}_DB_POOL"),
+            "pool_size": value(f"{prefix}_DB_POOL_SIZE", int),
         }
-    out["order_counter"] = setting("ORDER_COUNTER", "events")
-    out["lms_enrollment_timeout_seconds"] = setting("LMS_ENROLLMENT_TIMEOUT", 7.0)
-    out["ecommerce_cpus"] = setting("ECOMMERCE_CPUS", "not pinned")
-    out["catalog_courses"] = setting("CATALOG_COURSES", 100)
+    out["pool_timeout_seconds"] = value("DB_POOL_TIMEOUT", float)
+    out["order_counter"] = value("ORDER_COUNTER")
+    out["lms_enrollment_timeout_seconds"] = value("LMS_ENROLLMENT_TIMEOUT", float)
+    out["ecommerce_cpus"] = value("ECOMMERCE_CPUS") or ("not pinned" if running else None)
+    out["catalog_courses"] = value("CATALOG_COURSES", int)
+    out["learner_rate"] = value("ECOMMERCE_LEARNER_RATE")
+    out["server_timing"] = value("SERVER_TIMING")
     return out
 
 

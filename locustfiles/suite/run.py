@@ -20,25 +20,16 @@ import sys
 import time
 from pathlib import Path
 
-from locustfiles.suite import hosts, profiles, terminal, thresholds
-from locustfiles.suite.loadrun import PROGRESS_FILE, running_settings
+from locustfiles.suite import hosts, profiles, services, terminal, thresholds
+from locustfiles.suite.loadrun import PROGRESS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def stack(command: str, env: dict) -> None:
-    done = subprocess.run([str(ROOT / "scripts/stack.sh"), command], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"scripts/stack.sh {command} failed")
-
-
 def service_config(running: dict, host: dict) -> dict:
-    """What the report records about the configuration under test: the services' settings
-    that were set (the rest are the defaults of README.md), and the learners' course choice."""
+    """What the report records about the configuration under test: the services' settings as
+    they run (scripts/stack.sh resolves them, defaults included), and the learners' course choice."""
     config = {key.lower(): value for key, value in running.items() if value}
-    config.setdefault("ecommerce_worker_class", "gevent")
-    config.setdefault("order_counter", "events")
     config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or "100"
     config["host_profile"] = host.get("name") or "this machine"
     if host.get("name"):
@@ -65,13 +56,8 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    stack("up", env)
+    running = services.ensure_up(env)
     var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
-    running = running_settings(var_dir)
-    wanted = {name: env.get(name, "") for name in running}
-    if not running or running != wanted:  # the services run with other settings than asked for
-        stack("restart", env)
-        running = running_settings(var_dir)
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = var_dir / "runs" / f"{stamp}-{profile}"
@@ -80,6 +66,7 @@ def main(argv: list[str]) -> int:
 
     workers = int(env.get("WORKERS") or 0)
     ui = env.get("UI", "") not in ("", "0", "false")
+    services.register_run(env, profile, f"http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}" if ui else None)
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
@@ -134,9 +121,9 @@ def main(argv: list[str]) -> int:
     progress = Progress(run_dir / PROGRESS_FILE)
     try:
         code = progress.follow(processes[0])
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Locust ends a test on SIGTERM too, and a background job ignores SIGINT
         for process in processes:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGTERM)
         code = processes[0].wait(60)
     deadline = time.monotonic() + 30
     for process in processes[1:]:

@@ -1,14 +1,11 @@
-"""Provenance: every field present and typed, the services' effective settings (what was set,
-else the services' own defaults), and "unknown" outside a git checkout."""
+"""Provenance: every field present and typed, the services' settings as the stack recorded
+them, and "unknown" outside a git checkout."""
 
-import multiprocessing
 import socket
 
 import pytest
 
 from locustfiles.suite import provenance
-from settings import gunicorn_common
-from settings._env import POOL_ENGINES, mysql_database
 
 
 @pytest.fixture
@@ -58,16 +55,21 @@ def test_every_field_is_present_and_typed(unreachable_mariadb):
     }
 
 
-def test_the_services_settings_are_the_running_ones_else_the_defaults(unreachable_mariadb):
+def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb):
     running = {
         "ECOMMERCE_WORKERS": "3",
         "ECOMMERCE_WORKER_CLASS": "sync",
-        "MYSQL_DRIVER": "",
-        "DB_POOL_SIZE": "4",
+        "ECOMMERCE_WORKER_CONNECTIONS": "100",
+        "ECOMMERCE_MYSQL_DRIVER": "pymysql",
+        "ECOMMERCE_DB_POOL": "geventpool",
+        "ECOMMERCE_DB_POOL_SIZE": "4",
+        "LMS_MYSQL_DRIVER": "mysqlclient",
+        "DB_POOL_TIMEOUT": "5.0",
+        "ORDER_COUNTER": "oscar",
+        "ECOMMERCE_CPUS": "",
     }
-    env = {"MYSQL_DRIVER": "mysqlclient", "LMS_MYSQL_DRIVER": "mysqlclient", "ORDER_COUNTER": "oscar"}
-    services = collect(env, running)["services"]
-    # MYSQL_DRIVER was empty when the services started: the shell's value now does not count.
+    # The shell's values now do not count: the services run with what they started with.
+    services = collect({"ORDER_COUNTER": "events", "ECOMMERCE_WORKERS": "9"}, running)["services"]
     assert services["ecommerce"] == {
         "worker_class": "sync",
         "workers": 3,
@@ -75,36 +77,16 @@ def test_the_services_settings_are_the_running_ones_else_the_defaults(unreachabl
         "driver": "pymysql",
         "pool": "geventpool",
         "pool_size": 4,
-        "pool_timeout_seconds": 5.0,
     }
-    assert services["lms_stub"]["driver"] == "mysqlclient"  # not recorded by the stack: the env
-    assert services["lms_stub"]["workers"] == 2 * multiprocessing.cpu_count() + 1
-    assert services["order_counter"] == "oscar"
+    assert services["lms_stub"]["driver"] == "mysqlclient"
+    assert services["lms_stub"]["workers"] is None  # not recorded: not guessed
+    assert (services["order_counter"], services["pool_timeout_seconds"]) == ("oscar", 5.0)
+    assert services["ecommerce_cpus"] == "not pinned"
 
 
-def test_the_defaults_are_the_services_own(monkeypatch, tmp_path):
-    for name in (
-        "ECOMMERCE_WORKERS",
-        "ECOMMERCE_WORKER_CLASS",
-        "ECOMMERCE_WORKER_CONNECTIONS",
-        "DB_POOL",
-        "DB_POOL_SIZE",
-        "DB_POOL_TIMEOUT",
-        "ECOMMERCE_DB_POOL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("VAR_DIR", str(tmp_path))
-    gunicorn = gunicorn_common.service_config("ecommerce", "ECOMMERCE", 18130, "gevent")
-    database = mysql_database("ECOMMERCE", "ecommerce")
-    services = provenance.services({}, {})["ecommerce"]
-    assert (services["workers"], services["worker_class"], services["worker_connections"]) == (
-        gunicorn["workers"],
-        gunicorn["worker_class"],
-        gunicorn["worker_connections"],
-    )
-    assert POOL_ENGINES[services["pool"]] == database["ENGINE"]
-    assert services["pool_size"] == database["POOL"]["MAX_CONNECTIONS"]
-    assert services["pool_timeout_seconds"] == database["POOL"]["CHECKOUT_TIMEOUT"]
+def test_a_stack_that_recorded_nothing_gives_no_settings(unreachable_mariadb):
+    services = collect({"ECOMMERCE_WORKERS": "9"}, {})["services"]
+    assert services["ecommerce"]["workers"] is None and services["ecommerce_cpus"] is None
 
 
 def test_the_load_settings_follow_the_environment():

@@ -1,0 +1,64 @@
+"""The settings both services would run with under this process's environment, resolved by
+their own configuration code (the gunicorn configurations and the Django settings modules),
+so an unset variable and one set to the service's default give the same value.
+
+``python -m settings.effective`` prints them as NAME=value lines; ``scripts/stack.sh settings``
+runs it with the stack's shell defaults applied, records its output in var/run/stack.env when it
+starts the services, and the load suite compares the two to decide whether to restart them.
+Nothing here is ever served: the modules are imported only to read their values.
+"""
+
+import importlib
+import os
+import runpy
+from pathlib import Path
+
+from settings._env import POOL_ENGINES
+
+ROOT = Path(__file__).resolve().parent.parent
+POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
+
+
+def _rate(rate: tuple[int, int] | None) -> str:
+    return f"{rate[0]}/{rate[1]}s" if rate else "off"
+
+
+def effective() -> dict[str, str]:
+    """NAME: value of every setting that reaches the services and that a run may vary."""
+    # Read before the lms_stub configuration overwrites it: ecommerce's gunicorn keeps it.
+    ecommerce_module = os.environ.get("DJANGO_SETTINGS_MODULE") or "settings.local"
+    ecommerce_server = runpy.run_path(str(ROOT / "ecommerce" / "gunicorn.conf.py"))
+    lms_server = runpy.run_path(str(ROOT / "lms_stub" / "gunicorn.conf.py"))
+    ecommerce = importlib.import_module(ecommerce_module)
+    lms = importlib.import_module("settings.lms_stub")
+    ecommerce_db, lms_db = ecommerce.DATABASES["default"], lms.DATABASES["default"]
+    values = {
+        "ECOMMERCE_WORKER_CLASS": ecommerce_server["worker_class"],
+        "ECOMMERCE_WORKERS": ecommerce_server["workers"],
+        "ECOMMERCE_WORKER_CONNECTIONS": ecommerce_server["worker_connections"],
+        "LMS_WORKER_CLASS": lms_server["worker_class"],
+        "LMS_WORKERS": lms_server["workers"],
+        "LMS_WORKER_CONNECTIONS": lms_server["worker_connections"],
+        "ECOMMERCE_MYSQL_DRIVER": ecommerce.MYSQL_DRIVER,
+        "LMS_MYSQL_DRIVER": lms.MYSQL_DRIVER,
+        "ECOMMERCE_DB_POOL": POOL_NAMES[ecommerce_db["ENGINE"]],
+        "LMS_DB_POOL": POOL_NAMES[lms_db["ENGINE"]],
+        "ECOMMERCE_DB_POOL_SIZE": ecommerce_db["POOL"]["MAX_CONNECTIONS"],
+        "LMS_DB_POOL_SIZE": lms_db["POOL"]["MAX_CONNECTIONS"],
+        "DB_POOL_TIMEOUT": ecommerce_db["POOL"]["CHECKOUT_TIMEOUT"],
+        "ORDER_COUNTER": ecommerce.ORDER_COUNTER,
+        "ECOMMERCE_CPUS": os.environ.get("ECOMMERCE_CPUS", ""),  # scripts/stack.sh pins with taskset
+        "LMS_ENROLLMENT_TIMEOUT": ecommerce.LMS_ENROLLMENT_TIMEOUT,
+        "ECOMMERCE_LEARNER_RATE": _rate(ecommerce.ECOMMERCE_LEARNER_RATE),
+        "LMS_FAULT_LATENCY_MS": lms.LMS_FAULT_LATENCY_MS,
+        "LMS_FAULT_JITTER_MS": lms.LMS_FAULT_JITTER_MS,
+        "LMS_FAULT_ERROR_RATE": lms.LMS_FAULT_ERROR_RATE,
+        "CATALOG_COURSES": lms.CATALOG_COURSES,
+        "SERVER_TIMING": "on" if ecommerce.SERVER_TIMING else "off",
+    }
+    return {name: str(value) for name, value in values.items()}
+
+
+if __name__ == "__main__":
+    for name, value in effective().items():
+        print(f"{name}={value}")

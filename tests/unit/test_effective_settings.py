@@ -1,0 +1,69 @@
+"""`scripts/stack.sh settings`: the settings the services would run with, resolved as they
+resolve them, so that the load suite restarts them only for a real change."""
+
+import os
+import subprocess
+from pathlib import Path
+
+from locustfiles.suite.services import changes, parse_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+# The variables behind the printed settings: the developer's environment must not leak in.
+PREFIXES = ("ECOMMERCE_", "LMS_", "DB_", "MYSQL_DRIVER", "DJANGO_SETTINGS_MODULE")
+NAMES = ("ORDER_COUNTER", "CATALOG_COURSES", "SERVER_TIMING")
+
+
+def settings(**env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(PREFIXES) and k not in NAMES}
+    return subprocess.run(
+        [str(ROOT / "scripts/stack.sh"), "settings"],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def effective(**env: str) -> dict[str, str]:
+    done = settings(**env)
+    assert done.returncode == 0, done.stderr
+    return parse_settings(done.stdout)
+
+
+def test_unset_variables_and_their_defaults_give_the_same_settings():
+    # CATALOG_COURSES has a shell default too (scripts/lib.sh); DB_POOL_SIZE=10 comes with
+    # every HOST_PROFILE. Neither may look like a change.
+    defaults = effective()
+    assert defaults == effective(
+        CATALOG_COURSES="100",
+        DB_POOL_SIZE="10",
+        MYSQL_DRIVER="pymysql",
+        DB_POOL="geventpool",
+        ORDER_COUNTER="events",
+        SERVER_TIMING="true",
+        ECOMMERCE_LEARNER_RATE="20/min",
+        ECOMMERCE_WORKERS=defaults["ECOMMERCE_WORKERS"],
+    )
+    assert defaults["CATALOG_COURSES"] == "100" and defaults["ECOMMERCE_WORKER_CLASS"] == "gevent"
+
+
+def test_a_changed_variable_shows_in_the_settings_it_reaches():
+    defaults = effective()
+    changed = effective(ECOMMERCE_WORKERS="3", MYSQL_DRIVER="mysqlclient", LMS_MYSQL_DRIVER="pymysql")
+    assert changes(defaults, changed) == [
+        "ECOMMERCE_MYSQL_DRIVER pymysql -> mysqlclient",
+        f"ECOMMERCE_WORKERS {defaults['ECOMMERCE_WORKERS']} -> 3",
+    ]
+
+
+def test_a_bad_value_is_refused_with_its_name():
+    done = settings(DB_POOL="bogus")
+    assert done.returncode != 0
+    assert "DB_POOL must be one of" in done.stderr
+
+
+def test_changes_names_empty_and_missing_values():
+    assert changes({"ECOMMERCE_CPUS": "", "GONE": "1"}, {"ECOMMERCE_CPUS": "0"}) == [
+        "ECOMMERCE_CPUS (none) -> 0",
+        "GONE 1 -> (none)",
+    ]
