@@ -57,6 +57,9 @@ def main(argv: list[str]) -> int:
         return 2
 
     running = services.ensure_up(env)
+    # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
+    # (or make down, through register_run) must reach it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -121,9 +124,11 @@ def main(argv: list[str]) -> int:
     progress = Progress(run_dir / PROGRESS_FILE)
     try:
         code = progress.follow(processes[0])
-    except KeyboardInterrupt:  # Locust ends a test on SIGTERM too, and a background job ignores SIGINT
+    except KeyboardInterrupt:
+        # SIGINT, not SIGTERM: a headless Locust with a load shape installs its SIGTERM handler
+        # only once the shape has ended, and would die on SIGTERM without its report.
         for process in processes:
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(signal.SIGINT)
         code = processes[0].wait(60)
     deadline = time.monotonic() + 30
     for process in processes[1:]:
