@@ -438,15 +438,11 @@ def reliability_rows(
         recovery = recovery_seconds(row, event, t0)
         audit_step = audit_steps.get(row["index"], {})
         step_checks = checks(row, event, audit_step, recovery)
-        errors = {
-            f"{status}": count
-            for statuses in _statuses(row).values()
-            for status, count in statuses.items()
-            if not status.startswith("2")
-        }
-        merged: dict[str, int] = {}
-        for status, count in errors.items():
-            merged[status] = merged.get(status, 0) + count
+        merged: dict[str, int] = {}  # the same status on several endpoints adds up
+        for statuses in _statuses(row).values():
+            for status, count in statuses.items():
+                if not status.startswith("2"):
+                    merged[status] = merged.get(status, 0) + count
         out.append(
             {
                 "index": row["index"],

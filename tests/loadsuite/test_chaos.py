@@ -192,3 +192,14 @@ def test_the_report_has_the_reliability_table():
     (title, _, (headers, table)), (_, _, note), _ = report.reliability_sections(summary)
     assert table[0][:8] == ["lms_down", 10, "201×5, 202×3", "–", 0, 0, 0, 2.0]
     assert "retried 3: 3 complete" in note
+
+
+def test_errors_of_one_status_on_two_endpoints_add_up():
+    """Two endpoints answering 503: the reliability row counts both, not the last one read."""
+    event = Event("db_restart", started=1004.0, ended=1008.0, detail={"rollup_alive": True})
+    endpoints = {
+        "/auto_auth": {"statuses": {"200": 4, "503": 2}},
+        "/api/commerce/v0/baskets/": {"statuses": {"201": 6, "503": 3, "500": 1}},
+    }
+    rows = chaos.reliability_rows([row(endpoints=endpoints)], {0: event}, {0: {}}, 1000.0)
+    assert rows[0]["errors_by_status"] == {"503": 5, "500": 1}
