@@ -144,6 +144,48 @@ def test_the_duplicates_outcome():
     assert checks["20 requests with one Idempotency-Key placed one order"] is False
 
 
+@pytest.fixture
+def meteor(monkeypatch):
+    """A fault added as a new fault is: one class with @register (taken out again after)."""
+    monkeypatch.setitem(chaos.FAULTS, "meteor", None)
+    undone = []
+
+    @chaos.register
+    class Meteor(chaos.Fault):
+        name = "meteor"
+        title = "a meteor hits the data centre"
+
+        def inject(self, stack, event, seconds):
+            raise RuntimeError("no meteor today")
+
+        def undo(self, stack):
+            undone.append(stack)
+
+        def checks(self, row, event, recovery):
+            return [("the crater was filled", row.get("crater") == 0, row.get("crater"))]
+
+    return undone
+
+
+def test_a_new_fault_is_one_registered_class(meteor):
+    p = plan.from_env("chaos", {"FAULTS": "meteor lms_down"})
+    assert [s.fault for s in p.steps] == ["meteor", "lms_down"]
+    result = outcome(chaos.checks(row(crater=1), Event("meteor", 1.0, 2.0), {}, 0.0))
+    assert result == {
+        "nothing lost": True,
+        "no duplicate order": True,
+        "no partial order": True,
+        "the crater was filled": False,
+    }
+
+
+def test_a_fault_that_fails_to_inject_is_undone_and_recorded(meteor):
+    events = {}
+    chaos.drive(plan.from_env("chaos", {"FAULTS": "meteor", "PHASE_SECONDS": "10"}), 0.0, events)
+    assert events[0].error == "RuntimeError: no meteor today"
+    assert len(meteor) == 1
+
+
 def test_a_fault_that_could_not_be_injected_fails_its_step():
     checks = chaos.checks(row(), Event("db_restart", error="RuntimeError: no"), {}, 0.0)
     assert [(c["check"], c["ok"]) for c in checks] == [("the fault was injected", False)]
