@@ -18,25 +18,20 @@ the enrollments written in lms_stub since then:
 The chaos profile also asks for these counts per step (``by_step``): an order belongs to the
 step its request started in (answered numbers) or was placed in (committed orders).
 
-The services answer the database questions themselves (``facts``), in their own status names.
+The database facts come through ``facts``: the orders and enrollments above the watermarks,
+with the order status names as ecommerce answers them.
 """
 
-import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
 from locustfiles.suite import facts
+from locustfiles.suite.facts import databases, watermarks
+
+__all__ = ["ANSWERED_FILE", "audit", "by_step", "databases", "read_answered", "watermarks"]
 
 ANSWERED_FILE = "answered-orders.txt"
-
-
-def databases() -> tuple[str, str]:
-    return os.environ.get("ECOMMERCE_DB_NAME", "ecommerce"), os.environ.get("LMS_DB_NAME", "lms")
-
-
-def watermarks() -> dict[str, int]:
-    return facts.watermarks()
 
 
 def read_answered(run_dir: Path) -> list[tuple[str, int | None]]:
