@@ -17,30 +17,21 @@ the enrollments written in lms_stub since then:
 
 The chaos profile also asks for these counts per step (``by_step``): an order belongs to the
 step its request started in (answered numbers) or was placed in (committed orders).
+
+The database facts come through ``facts``: the orders and enrollments above the watermarks,
+with the order status names as ecommerce answers them.
 """
 
-import calendar
-import os
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
-from locustfiles.suite.server import mysql_connect
+from locustfiles.suite import facts
+from locustfiles.suite.facts import databases, watermarks
+
+__all__ = ["ANSWERED_FILE", "audit", "by_step", "databases", "read_answered", "watermarks"]
 
 ANSWERED_FILE = "answered-orders.txt"
-
-
-def databases() -> tuple[str, str]:
-    return os.environ.get("ECOMMERCE_DB_NAME", "ecommerce"), os.environ.get("LMS_DB_NAME", "lms")
-
-
-def watermarks() -> dict[str, int]:
-    ecommerce, lms = databases()
-    with mysql_connect() as conn, conn.cursor() as cursor:
-        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{ecommerce}`.order_order")
-        order_id = cursor.fetchone()[0]
-        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{lms}`.enrollment_enrollment")
-        enrollment_id = cursor.fetchone()[0]
-    return {"order_id": int(order_id), "enrollment_id": int(enrollment_id)}
 
 
 def read_answered(run_dir: Path) -> list[tuple[str, int | None]]:
@@ -56,64 +47,50 @@ def read_answered(run_dir: Path) -> list[tuple[str, int | None]]:
     return answered
 
 
-PARTIAL_SQL = (
-    "SELECT o.id, o.number, o.status, o.user_id, o.date_placed, "
-    "COUNT(l.id), COALESCE(SUM(l.status = 'Complete'), 0) "
-    "FROM `{db}`.order_order o LEFT JOIN `{db}`.order_line l ON l.order_id = o.id "
-    "WHERE o.id > %s GROUP BY o.id"
-)
-
-
-def epoch(value) -> float:
-    """A naive UTC datetime from MariaDB (Django stores UTC) as Unix seconds."""
-    return calendar.timegm(value.timetuple()) + value.microsecond / 1e6
-
-
-def is_partial(status: str, lines: int, complete_lines: int) -> bool:
+def is_partial(order: dict, statuses: dict[str, str]) -> bool:
+    """An order without lines, or whose status (named as the service names it) disagrees with
+    how many of its lines are Complete."""
+    lines, complete = len(order["products"]), order["complete_lines"]
     if lines == 0:
         return True
-    if status == "Complete":
-        return complete_lines != lines
-    if status == "Fulfillment Error":
-        return complete_lines == lines
+    if order["status"] == statuses["complete"]:
+        return complete != lines
+    if order["status"] == statuses["fulfillment_error"]:
+        return complete == lines
     return False
 
 
+def repeated_seats(orders: list[dict]) -> Iterator[dict]:
+    """The order of each line that buys a seat its learner already bought above the watermark
+    (orders in the order they were placed)."""
+    seen = set()
+    for order in orders:
+        for product in order["products"]:
+            seat = (order["user"], product)
+            if seat in seen:
+                yield order
+            seen.add(seat)
+
+
 def audit(run_dir: Path, marks: dict[str, int], successes: int) -> dict:
-    ecommerce, lms = databases()
+    found = facts.since(marks)
     answered = [number for number, _ in read_answered(run_dir)]
     answered_set = set(answered)
-    with mysql_connect() as conn, conn.cursor() as cursor:
-        cursor.execute(PARTIAL_SQL.format(db=ecommerce), [marks["order_id"]])
-        orders = cursor.fetchall()
-        committed = {number: status for _, number, status, _, _, _, _ in orders}
-        partial = sum(is_partial(status, int(n), int(c)) for _, _, status, _, _, n, c in orders)
-        cursor.execute(
-            f"SELECT COUNT(*) - COUNT(DISTINCT o.user_id, l.product_id), "
-            f"COALESCE(SUM(l.status = 'Complete'), 0) "
-            f"FROM `{ecommerce}`.order_line l JOIN `{ecommerce}`.order_order o ON o.id = l.order_id "
-            "WHERE o.id > %s",
-            [marks["order_id"]],
-        )
-        duplicate_seats, complete_lines = cursor.fetchone()
-        cursor.execute(
-            f"SELECT COUNT(*) FROM `{lms}`.enrollment_enrollment WHERE id > %s", [marks["enrollment_id"]]
-        )
-        enrollments = cursor.fetchone()[0]
-    statuses: dict[str, int] = {}
-    for status in committed.values():
-        statuses[status] = statuses.get(status, 0) + 1
+    committed = {order["number"]: order["status"] for order in found.orders}
+    partial = sum(is_partial(order, found.statuses) for order in found.orders)
+    complete_lines = sum(order["complete_lines"] for order in found.orders)
     lost = sorted(answered_set - committed.keys())
     result = {
         "successes": successes,
         "answered_numbers": len(answered),
         "orders": len(committed),
-        "enrollments": int(enrollments),
+        "enrollments": found.enrollments,
         "lost": len(lost),
-        "duplicates": int(duplicate_seats) + (len(answered) - len(answered_set)),
+        "duplicates": sum(1 for _ in repeated_seats(found.orders)) + (len(answered) - len(answered_set)),
         "unanswered": len(committed.keys() - answered_set),
-        "orders_by_status": statuses,
-        "enrollments_missing": max(0, int(complete_lines) - int(enrollments)),
+        "orders_by_status": dict(Counter(committed.values())),
+        "statuses": found.statuses,  # ecommerce's names: open, complete, fulfillment_error
+        "enrollments_missing": max(0, complete_lines - found.enrollments),
         "partial": partial,
         "lost_examples": lost[:20],
     }
@@ -126,22 +103,14 @@ def audit(run_dir: Path, marks: dict[str, int], successes: int) -> dict:
 def by_step(run_dir: Path, marks: dict[str, int], step_of) -> dict[int, dict]:
     """lost, duplicates and partial orders per step; ``step_of(second)`` names the step of a
     Unix second (or None)."""
-    ecommerce, _ = databases()
-    with mysql_connect() as conn, conn.cursor() as cursor:
-        cursor.execute(PARTIAL_SQL.format(db=ecommerce), [marks["order_id"]])
-        orders = cursor.fetchall()
-        cursor.execute(
-            f"SELECT o.user_id, l.product_id, o.date_placed FROM `{ecommerce}`.order_line l "
-            f"JOIN `{ecommerce}`.order_order o ON o.id = l.order_id WHERE o.id > %s ORDER BY o.id",
-            [marks["order_id"]],
-        )
-        seat_lines = cursor.fetchall()
+    found = facts.since(marks)
     steps: dict[int, Counter] = defaultdict(Counter)
-    committed = set()
-    for _, number, status, _, placed, lines, complete in orders:
-        committed.add(number)
-        if is_partial(status, int(lines), int(complete)):
-            steps[step_of(int(epoch(placed)))]["partial"] += 1
+    for order in found.orders:
+        if is_partial(order, found.statuses):
+            steps[step_of(int(order["placed"]))]["partial"] += 1
+    for order in repeated_seats(found.orders):
+        steps[step_of(int(order["placed"]))]["duplicates"] += 1
+    committed = {order["number"] for order in found.orders}
     seen_numbers = set()
     for number, second in read_answered(run_dir):
         step = step_of(second) if second is not None else None
@@ -150,11 +119,6 @@ def by_step(run_dir: Path, marks: dict[str, int], step_of) -> dict[int, dict]:
         if number in seen_numbers:
             steps[step]["duplicates"] += 1
         seen_numbers.add(number)
-    seen_seats = set()
-    for user, product, placed in seat_lines:
-        if (user, product) in seen_seats:
-            steps[step_of(int(epoch(placed)))]["duplicates"] += 1
-        seen_seats.add((user, product))
     return {
         index: {key: counts.get(key, 0) for key in ("lost", "duplicates", "partial")}
         for index, counts in steps.items()

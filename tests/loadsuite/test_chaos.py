@@ -1,11 +1,9 @@
 """The chaos profile's parts that need no stack: its plan, the recovery time, each fault's
-expected outcome, and the audit's partial orders."""
-
-import datetime
+expected outcome, and the audit's counts from the facts the services give."""
 
 import pytest
 
-from locustfiles.suite import audit, chaos, plan, report
+from locustfiles.suite import audit, chaos, facts, plan, report
 from locustfiles.suite.chaos import Event
 
 
@@ -146,24 +144,83 @@ def test_the_duplicates_outcome():
     assert checks["20 requests with one Idempotency-Key placed one order"] is False
 
 
+@pytest.fixture
+def meteor(monkeypatch):
+    """A fault added as a new fault is: one class with @register (taken out again after)."""
+    monkeypatch.setitem(chaos.FAULTS, "meteor", None)
+    undone = []
+
+    @chaos.register
+    class Meteor(chaos.Fault):
+        name = "meteor"
+        title = "a meteor hits the data centre"
+
+        def inject(self, stack, event, seconds):
+            raise RuntimeError("no meteor today")
+
+        def undo(self, stack):
+            undone.append(stack)
+
+        def checks(self, row, event, recovery):
+            return [("the crater was filled", row.get("crater") == 0, row.get("crater"))]
+
+    return undone
+
+
+def test_a_new_fault_is_one_registered_class(meteor):
+    p = plan.from_env("chaos", {"FAULTS": "meteor lms_down"})
+    assert [s.fault for s in p.steps] == ["meteor", "lms_down"]
+    result = outcome(chaos.checks(row(crater=1), Event("meteor", 1.0, 2.0), {}, 0.0))
+    assert result == {
+        "nothing lost": True,
+        "no duplicate order": True,
+        "no partial order": True,
+        "the crater was filled": False,
+    }
+
+
+def test_a_fault_that_fails_to_inject_is_undone_and_recorded(meteor):
+    events = {}
+    chaos.drive(plan.from_env("chaos", {"FAULTS": "meteor", "PHASE_SECONDS": "10"}), 0.0, events)
+    assert events[0].error == "RuntimeError: no meteor today"
+    assert len(meteor) == 1
+
+
 def test_a_fault_that_could_not_be_injected_fails_its_step():
     checks = chaos.checks(row(), Event("db_restart", error="RuntimeError: no"), {}, 0.0)
     assert [(c["check"], c["ok"]) for c in checks] == [("the fault was injected", False)]
 
 
+# Status names as a service might spell them: the audit must take them from the facts it is
+# given, never compare with strings of its own.
+NAMES = {"open": "New", "complete": "Done", "fulfillment_error": "Stuck"}
+
+
+def order(number, status="complete", user=1, products=(7,), complete_lines=None, placed=1000.0):
+    complete = len(products) if complete_lines is None else complete_lines
+    return {
+        "number": number,
+        "status": NAMES[status],
+        "user": user,
+        "placed": placed,
+        "products": list(products),
+        "complete_lines": complete,
+    }
+
+
 @pytest.mark.parametrize(
-    "status, lines, complete, partial",
+    "status, products, complete, partial",
     [
-        ("Complete", 1, 1, False),
-        ("Complete", 2, 1, True),
-        ("Fulfillment Error", 1, 0, False),
-        ("Fulfillment Error", 2, 2, True),
-        ("Open", 1, 0, False),
-        ("Complete", 0, 0, True),
+        ("complete", (7,), 1, False),
+        ("complete", (7, 8), 1, True),
+        ("fulfillment_error", (7,), 0, False),
+        ("fulfillment_error", (7, 8), 2, True),
+        ("open", (7,), 0, False),
+        ("complete", (), 0, True),
     ],
 )
-def test_partial_orders(status, lines, complete, partial):
-    assert audit.is_partial(status, lines, complete) is partial
+def test_partial_orders_by_the_status_names_the_service_gives(status, products, complete, partial):
+    assert audit.is_partial(order("1", status, products=products, complete_lines=complete), NAMES) is partial
 
 
 def test_answered_orders_carry_the_second_their_request_started(tmp_path):
@@ -171,8 +228,52 @@ def test_answered_orders_carry_the_second_their_request_started(tmp_path):
     assert audit.read_answered(tmp_path) == [("100001", 1700000000), ("100002", None)]
 
 
-def test_database_times_are_utc():
-    assert audit.epoch(datetime.datetime(2026, 1, 1, 0, 0, 1, 500000)) == 1767225601.5
+def planted(monkeypatch, tmp_path, answered: str, orders: list[dict], enrollments: int):
+    """The run folder's answered numbers and what the services say is above the watermarks."""
+    (tmp_path / audit.ANSWERED_FILE).write_text(answered)
+    found = facts.Since(NAMES, orders, enrollments)
+    monkeypatch.setattr(facts, "since", lambda marks: found)
+
+
+def test_the_audit_counts_from_the_facts(monkeypatch, tmp_path):
+    planted(
+        monkeypatch,
+        tmp_path,
+        "1 1000\n2 1000\n2 1010\n9 1010\n",  # 2 answered twice, 9 never committed
+        [
+            order("1"),
+            order("2", user=2),
+            order("3", user=2, placed=1010.0),  # user 2 bought seat 7 again; nobody was answered
+            order("4", "fulfillment_error", user=3, complete_lines=0, placed=1010.0),
+            order("5", "complete", user=4, products=(7, 8), complete_lines=1, placed=1010.0),  # partial
+        ],
+        enrollments=3,
+    )
+    result = audit.audit(tmp_path, {"order_id": 0, "enrollment_id": 0}, successes=4)
+    assert {k: v for k, v in result.items() if k != "lost_examples"} == {
+        "successes": 4,
+        "answered_numbers": 4,
+        "orders": 5,
+        "enrollments": 3,
+        "lost": 1,
+        "duplicates": 2,
+        "unanswered": 3,
+        "orders_by_status": {"Done": 4, "Stuck": 1},
+        "statuses": NAMES,
+        "enrollments_missing": 1,  # 4 Complete lines, 3 enrollments
+        "partial": 1,
+        "passed": False,
+    }
+    assert result["lost_examples"] == ["9"]
+    per_step = audit.by_step(tmp_path, {"order_id": 0, "enrollment_id": 0}, lambda s: (s - 1000) // 10)
+    # Step 1 holds them all: the second answer of 2, the lost 9, the repeated seat, the partial 5.
+    assert per_step == {1: {"lost": 1, "duplicates": 2, "partial": 1}}
+
+
+def test_a_clean_run_passes_the_audit(monkeypatch, tmp_path):
+    planted(monkeypatch, tmp_path, "1 1000\n2 1000\n", [order("1"), order("2", user=2)], enrollments=2)
+    result = audit.audit(tmp_path, {"order_id": 0, "enrollment_id": 0}, successes=2)
+    assert (result["passed"], result["lost"], result["duplicates"], result["partial"]) == (True, 0, 0, 0)
 
 
 def test_the_report_has_the_reliability_table():
@@ -201,3 +302,14 @@ def test_the_report_has_the_reliability_table():
         "2",
     ]
     assert "retried 3: 3 complete" in note["text"]
+
+
+def test_errors_of_one_status_on_two_endpoints_add_up():
+    """Two endpoints answering 503: the reliability row counts both, not the last one read."""
+    event = Event("db_restart", started=1004.0, ended=1008.0, detail={"rollup_alive": True})
+    endpoints = {
+        "/auto_auth": {"statuses": {"200": 4, "503": 2}},
+        "/api/commerce/v0/baskets/": {"statuses": {"201": 6, "503": 3, "500": 1}},
+    }
+    rows = chaos.reliability_rows([row(endpoints=endpoints)], {0: event}, {0: {}}, 1000.0)
+    assert rows[0]["errors_by_status"] == {"503": 5, "500": 1}

@@ -160,3 +160,18 @@ def test_the_terminal_ends_with_verdict_table_and_audit():
     header = next(i for i, line in enumerate(lines) if line.startswith("step"))
     assert lines[header + 1].split() == ["2", "users", "2", "–", "30", "4", "1", "20", "70*", "70*"]
     assert lines[-1].startswith("audit: 3 answered 2xx, 3 orders committed, 3 enrollments; lost 0")
+
+
+def test_chaos_wants_every_order_complete_as_the_service_names_it():
+    summary = {
+        "overall": {"requests": 10, "failures": 0, "errors": 0.0},
+        "reliability": [],
+        "audit": {
+            "statuses": {"open": "New", "complete": "Done", "fulfillment_error": "Stuck"},
+            "orders_by_status": {"Done": 9, "Stuck": 1},
+        },
+    }
+    _, reasons = profiles.get("chaos").judge(summary, [])
+    assert reasons == ["orders not Done after retry_fulfillment --all: {'Stuck': 1}"]
+    summary["audit"]["orders_by_status"] = {"Done": 10}
+    assert profiles.get("chaos").judge(summary, [])[1] == []

@@ -1,0 +1,74 @@
+"""Database facts the audit and the chaos faults need: the one place the suite gets them.
+
+After a run, each service answers for its own database with a management command that prints
+one JSON object: ecommerce's ``order_facts`` (its order status names, the orders above a
+watermark with their lines, the orders of some learners) and lms_stub's ``enrollment_facts``
+(the enrollments above a watermark). The two run at once, one process per service per
+question however many orders there are, and the suite copies no status name.
+
+The watermarks are the exception: the highest order and enrollment ids, read over one MySQL
+connection here. They are taken as a run starts, inside Locust's test_start, which must be
+done in milliseconds: a load shape's next tick kills a test_start that is still waiting (and
+starts another), and a Django process needs seconds to start (minutes on a loaded machine).
+"""
+
+import json
+import os
+from dataclasses import dataclass
+
+from locustfiles.suite import commands
+from locustfiles.suite.server import mysql_connect
+
+TIMEOUT_SECONDS = 600
+
+
+@dataclass
+class Since:
+    """What the services hold above the watermarks."""
+
+    statuses: dict[str, str]  # the order statuses as ecommerce names them: open, complete, ...
+    orders: list[dict]  # number, status, user, placed, products, complete_lines; in order placed
+    enrollments: int
+
+
+def databases() -> tuple[str, str]:
+    """(ecommerce's, lms_stub's) database names, as the stack's environment sets them."""
+    return os.environ.get("ECOMMERCE_DB_NAME", "ecommerce"), os.environ.get("LMS_DB_NAME", "lms")
+
+
+def watermarks() -> dict[str, int]:
+    """The highest order and enrollment ids now: a run's orders and enrollments are above them."""
+    ecommerce, lms = databases()
+    with mysql_connect() as conn, conn.cursor() as cursor:
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{ecommerce}`.order_order")
+        order_id = cursor.fetchone()[0]
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{lms}`.enrollment_enrollment")
+        enrollment_id = cursor.fetchone()[0]
+    return {"order_id": int(order_id), "enrollment_id": int(enrollment_id)}
+
+
+def since(marks: dict[str, int]) -> Since:
+    orders, enrollments = _ask(
+        ("ecommerce", "order_facts", "--since", str(marks["order_id"])),
+        ("lms_stub", "enrollment_facts", "--since", str(marks["enrollment_id"])),
+    )
+    return Since(orders["statuses"], orders["orders"], enrollments["enrollments"])
+
+
+def orders_of(learners: list[str]) -> dict[str, int]:
+    """How many orders each learner has."""
+    (answer,) = _ask(("ecommerce", "order_facts", *(f"--learner={name}" for name in learners)))
+    return answer["learners"]
+
+
+def _ask(*questions: tuple[str, ...]) -> list[dict]:
+    """Run each (service, command, args...) at once; the JSON object each printed last."""
+    started = [commands.start(*question) for question in questions]
+    answers = []
+    for question, process in zip(questions, started, strict=True):
+        done = commands.finish(process, TIMEOUT_SECONDS)
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise RuntimeError(f"{' '.join(question)} failed: {(done.stdout + done.stderr)[-300:]}")
+        answers.append(json.loads(lines[-1]))
+    return answers
