@@ -33,6 +33,8 @@ trap cleanup INT TERM EXIT
 "$ROOT/scripts/stack.sh" up
 cat <<INFO
   Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: ${LOCUSTFILE:-locustfiles/buy_seat.py})
+  Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
+                      the latest: http://127.0.0.1:$LOCUST_PORT/suite/report
 
 Press Ctrl-C to stop.
 INFO
