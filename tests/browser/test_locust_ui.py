@@ -68,3 +68,11 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
         lambda: order_numbers_after(stack, before), lambda numbers: len(numbers) >= counted, 10, "orders"
     )
     swarms.append(Swarm(before, placed))
+
+    # The run's report says what ran: a manual run of 2 users, from the web UI, with its verdict.
+    page.goto(locust_ui.url + "/suite/report")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
+    expect(page.locator("body")).to_contain_text("verdict: PASS")
+    expect(page.get_by_role("cell", name=f"{USERS} users", exact=True).first).to_be_visible()
+    expect(page.get_by_role("cell", name="web UI", exact=True)).to_be_visible()
+    screenshot(page, "report")

@@ -241,6 +241,8 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     assert [row["users"] for row in summary["steps"]] == [3, 1]
     assert [row["label"] for row in summary["steps"]] == ["3 users", "1 user"]
     assert folder.name.endswith("-manual-1-to-3-users")
+    title = (folder / "report.md").read_text().splitlines()[0]
+    assert title == "# Load test report: manual run (web UI): 3 users, 1 user"
     counted = {}
     for row in summary["steps"]:
         for name, endpoint in row["endpoints"].items():

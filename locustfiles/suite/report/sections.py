@@ -119,8 +119,11 @@ def header(summary: dict) -> dict:
     verdict = summary["verdict"]
     broken = [f"{c['threshold']} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
     other = [r for r in verdict["reasons"] if not r.startswith("thresholds failed")]
+    labels = [row.get("label") or "" for row in summary["steps"]]
+    steps = f": {', '.join(labels)}" if 0 < len(labels) <= 4 else f", {plural(len(labels), 'step')}"
+    started_from = summary.get("started_from", "headless")
     return {
-        "title": f"Load test report: {summary['profile']}",
+        "title": f"Load test report: {summary['profile']} run ({started_from}){steps}",
         "when": f"{summary['started']} to {summary['finished']} ({fmt(summary['seconds'])} s)",
         "passed": verdict["passed"],
         "badge": "verdict: PASS" if verdict["passed"] else "verdict: FAIL",
