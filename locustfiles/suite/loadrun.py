@@ -354,7 +354,9 @@ class LoadRun:
         step = self._reading_step
         if step is not None and step < len(self.plan.steps) and now >= self.t0 + self.plan.steps[step].start:
             self._close_reading(step)
-        for index in range(len(self.plan.steps)):  # the steps whose line was still to come
+        # The steps whose line was still to come (not those a broken capacity step cut short).
+        last = len(self.plan.steps) if self.broken is None else self.broken + 1
+        for index in range(last):
             if now > self.t0 + self.plan.steps[index].start:
                 self._print_step(index)
         summary = self.finish(now)

@@ -50,11 +50,14 @@ def lines(summary: dict) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
     out += [f"  - {reason}" for reason in verdict["reasons"]]
-    broken = [c for c in verdict["thresholds"] if not c["ok"]]
-    out += [f"  broken threshold: {c['threshold']} (measured {c['value']})" for c in broken]
-    if "capacity_rpm" in summary:
+    broken = [f"{c['threshold']} (measured {c['value']})" for c in verdict["thresholds"] if not c["ok"]]
+    if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
+        if broken and summary["steps"]:
+            out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
+    else:
+        out += [f"  broken threshold: {b}" for b in broken]
     out.append("")
     out += table(summary["steps"], {**summary["overall"], "label": "all"})
     if any(row.get("thin") for row in summary["steps"]):

@@ -175,3 +175,29 @@ def test_chaos_wants_every_order_complete_as_the_service_names_it():
     assert reasons == ["orders not Done after retry_fulfillment --all: {'Stuck': 1}"]
     summary["audit"]["orders_by_status"] = {"Done": 10}
     assert profiles.get("chaos").judge(summary, [])[1] == []
+
+
+def test_the_terminal_names_the_capacity_and_the_step_that_broke_it():
+    steps = [
+        {"label": "300 RPM", "target_rpm": 300.0, "rpm": 300.0, "requests": 300, "failures": 0, "p95": 60},
+        {"label": "600 RPM", "target_rpm": 600.0, "rpm": 600.0, "requests": 600, "failures": 0, "p95": 900},
+    ]
+    summary = {
+        "capacity_rpm": 300.0,
+        "verdict": {
+            "passed": True,
+            "reasons": [],
+            "thresholds": [{"threshold": "p95<460", "value": 900, "ok": False}],
+        },
+        "steps": steps,
+        "overall": {"requests": 900},
+        "audit": {"error": "no watermarks before the run"},
+    }
+    lines = terminal.lines(summary)
+    assert lines[:3] == [
+        "verdict: PASS",
+        "capacity: 300 RPM held every threshold",
+        "  600 RPM broke p95<460 (measured 900)",
+    ]
+    assert not any("broken threshold" in line for line in lines)
+    assert lines[-1] == "audit: could not run (no watermarks before the run)"
