@@ -201,3 +201,32 @@ def test_the_terminal_names_the_capacity_and_the_step_that_broke_it():
     ]
     assert not any("broken threshold" in line for line in lines)
     assert lines[-1] == "audit: could not run (no watermarks before the run)"
+
+
+def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
+    from locustfiles.suite import findings
+    from locustfiles.suite.report import sections
+
+    summary = {
+        "profile": "capacity",
+        "started": "a",
+        "finished": "b",
+        "seconds": 1.0,
+        "capacity_rpm": 300.0,
+        "verdict": {
+            "passed": True,
+            "reasons": [],
+            "thresholds": [{"threshold": "p95<460", "value": 900, "ok": False}],
+        },
+        "steps": [
+            {"label": "300 RPM", "requests": 300, "p95": 60},
+            {"label": "600 RPM", "requests": 600, "p95": 900},
+        ],
+    }
+    assert sections.header(summary)["reasons"] == [
+        "600 RPM broke p95<460 (measured 900): the run ended there"
+    ]
+    assert [f["level"] for f in findings.verdict_findings(summary)] == ["warning"]
+    del summary["capacity_rpm"]
+    assert sections.header(summary)["reasons"] == ["threshold p95<460 (measured 900) broken"]
+    assert [f["level"] for f in findings.verdict_findings(summary)] == ["problem"]

@@ -114,6 +114,14 @@ def _has_thin(rows: list[dict]) -> bool:
 # --- the top ------------------------------------------------------------------------------
 
 
+def _broken(summary: dict, broken: list[str]) -> list[str]:
+    """The broken thresholds under the badge; a capacity run's are those of the step that ended
+    it, which is what it measures, not a failure."""
+    if "capacity_rpm" in summary and broken and summary["steps"]:
+        return [f"{summary['steps'][-1].get('label')} broke {', '.join(broken)}: the run ended there"]
+    return [f"threshold {b} broken" for b in broken]
+
+
 def header(summary: dict) -> dict:
     """Title, when, how long, and the verdict with every reason it failed."""
     verdict = summary["verdict"]
@@ -127,7 +135,7 @@ def header(summary: dict) -> dict:
         "when": f"{summary['started']} to {summary['finished']} ({fmt(summary['seconds'])} s)",
         "passed": verdict["passed"],
         "badge": "verdict: PASS" if verdict["passed"] else "verdict: FAIL",
-        "reasons": [f"threshold {b} broken" for b in broken] + other,
+        "reasons": _broken(summary, broken) + other,
     }
 
 
