@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from tests.integration.conftest import ECOMMERCE_DB
+from tests.integration.conftest import ECOMMERCE_DB, LMS_DB
 from tests.integration.helpers import (
     Background,
     RowLock,
@@ -50,20 +50,36 @@ def burst(url: str, requests_count: int, concurrency: int = 20) -> list[int]:
         return list(pool.map(one, range(requests_count)))
 
 
+def application_connections() -> int:
+    """Every connection the two services hold to their test databases (their pools)."""
+    rows = mysql.query(
+        "information_schema",
+        "SELECT COUNT(*) FROM PROCESSLIST WHERE DB IN (%s, %s) AND USER = 'orders'",
+        [ECOMMERCE_DB, LMS_DB],
+    )
+    return rows[0][0]
+
+
 def test_steady_state_opens_at_most_5_connections_per_1000_requests(stack):
-    url = stack.ecommerce.url  # 2 gevent workers
+    url = stack.ecommerce.url  # 2 gevent workers, each pool at most 10
     burst(url, 300)  # the pools grow to what this concurrency needs
     status = StatusReader()
     try:
-        before = status.read("Connections")["Connections"]
+        before, pooled_before = status.read("Connections")["Connections"], application_connections()
         codes = burst(url, 1000)
         opened = status.read("Connections")["Connections"] - before
+        pooled_after = application_connections()
     finally:
         status.close()
 
     assert codes.count(201) == 100 and codes.count(200) == 900
-    # Counts every connection to the server, the LMS stand-in's included.
-    assert opened <= 5, f"{opened} new connections for 1000 requests"
+    # Which worker accepts a request is a race, so a pool may still grow to a new peak after
+    # the warm-up (CI once saw 6 openings in 1000 requests that way). Growth is bounded by the
+    # pool sizes (2 services x 2 workers x 10); what must not happen is a connection opened
+    # per request, or pooled connections replaced: openings beyond the pools' growth.
+    assert pooled_after <= 40, f"{pooled_after} connections held by the services' pools"
+    replaced = opened - (pooled_after - pooled_before)
+    assert replaced <= 5, f"{opened} new connections for 1000 requests, {replaced} beyond the pools' growth"
 
 
 def test_an_exhausted_pool_answers_503_at_once_and_recovers(stack):
