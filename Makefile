@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test deploy-test fuzz bench smoke ramp rpm capacity soak chaos compare lint format freeze clean
+.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload smoke ramp rpm capacity soak chaos compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
@@ -41,10 +41,13 @@ FUZZ_SEED ?=
 fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation, FUZZ_SEED (random)
 	@FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) SUITES=schema scripts/test.sh
 
-ORDERS ?= 300
-bench:  ## in-process figures of one checkout with fulfilment (ORDERS, COURSES); JSON on the last line
+bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1); JSON on the last line
 	@scripts/stack.sh up >/dev/null
-	@.venv/bin/python manage.py bench_order --orders $(ORDERS) --courses $(or $(COURSES),1) --json
+	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1) --json
+
+preload:  ## fill both databases as ORDERS purchases (4000000) would; resumes, extends
+	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
+	@.venv/bin/python -m locustfiles.suite.preload --orders $(or $(ORDERS),4000000)
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
 smoke ramp rpm capacity soak chaos:

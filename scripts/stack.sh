@@ -232,5 +232,6 @@ case ${1:-} in
     ;;
   urls) urls ;;
   settings) settings ;;
-  *) die "usage: scripts/stack.sh up|down|stop|restart|status|settings|urls" ;;
+  staff-password) staff_password && echo ;;
+  *) die "usage: scripts/stack.sh up|down|stop|restart|status|settings|urls|staff-password" ;;
 esac
