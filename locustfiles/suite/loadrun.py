@@ -279,6 +279,7 @@ class LoadRun:
         reading["locust_cpu"] = self._locust_cpu()
         try:
             reading["db_size_mb"] = self.sampler.database_size_mb()
+            reading["tables"] = self.sampler.table_sizes()
         except Exception as exc:  # MariaDB restarting (chaos): the size is unknown
             self.log(f"could not read the database size: {exc}")
             reading["db_size_mb"] = None

@@ -26,6 +26,7 @@ from locustfiles.suite import commands, facts
 from locustfiles.suite.server import mysql_connect
 
 DEFAULT_ORDERS = 4_000_000
+BATCH = 50_000
 HALVES = (("ecommerce", "preload_orders"), ("lms_stub", "preload_enrollments"))
 
 
@@ -189,7 +190,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="make preload", description=__doc__.split("\n\n")[0])
     parser.add_argument("--orders", type=int, default=DEFAULT_ORDERS, help="purchases wanted in all")
     parser.add_argument("--courses", type=int, default=int(os.environ.get("CATALOG_COURSES") or 100))
-    parser.add_argument("--batch", type=int, default=50_000, help="purchases per transaction")
+    parser.add_argument("--batch", type=int, default=BATCH, help="purchases per transaction")
     options = parser.parse_args(argv)
     if options.orders < 1:
         parser.error("ORDERS must be at least 1")

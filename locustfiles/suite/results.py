@@ -135,6 +135,62 @@ def soak_trend(rows: list[dict], warm_up_buckets: int = 1) -> dict:
         "rss_after_warm_up": rss,
         "warm_up_buckets": warm_up_buckets,
         "processes_replaced": sum(sum(r.get("processes_replaced", {}).values()) for r in rows),
+        "size": database_growth(rows),
+    }
+
+
+SOAK_HOURS_2015 = 64
+
+
+def orders_placed(row: dict) -> int:
+    """Orders a step's purchases placed: 201 (enrolled) and 202 (placed, enrollment to retry)."""
+    statuses = row.get("statuses") or {}
+    return int(statuses.get("201", 0)) + int(statuses.get("202", 0))
+
+
+def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
+    """How the database grew over the buckets: bytes per order placed (the growth from the end
+    of the first bucket to the end of the last, over the orders placed in between), the size a
+    ``hours``-hour run at the run's target rate would reach, and each table that grew."""
+    sized = [r for r in rows if r.get("db_size_mb") is not None]
+    if len(sized) < 2:
+        return {}
+    first, last = sized[0], sized[-1]
+    orders = sum(orders_placed(r) for r in sized[1:])
+    grown_mb = last["db_size_mb"] - first["db_size_mb"]
+    bytes_per_order = round(grown_mb * 2**20 / orders) if orders and grown_mb > 0 else None
+    rpm = last.get("target_rpm") or round(
+        sum(orders_placed(r) for r in sized) / (sum(r["seconds"] for r in sized) / 60)
+    )
+    projected = None
+    if bytes_per_order:
+        projected_orders = rpm * 60 * hours
+        projected = {
+            "hours": hours,
+            "rpm": rpm,
+            "orders": projected_orders,
+            "size_mb": round(first["db_size_mb"] + projected_orders * bytes_per_order / 2**20),
+        }
+    before, after = first.get("tables") or {}, last.get("tables") or {}
+    tables = [
+        {
+            "table": name,
+            "rows": [before[name][0], after[name][0]],
+            "file_mb": [before[name][3], after[name][3]],
+            "data_mb": after[name][1],
+            "index_mb": after[name][2],
+        }
+        for name in sorted(after)
+        if name in before and (after[name][0] > before[name][0] or after[name][3] > before[name][3])
+    ]
+    return {
+        "first_mb": first["db_size_mb"],
+        "last_mb": last["db_size_mb"],
+        "orders": orders,
+        "bytes_per_order": bytes_per_order,
+        "projected": projected,
+        "tables": tables,
+        "p95_by_size": [[r["db_size_mb"], r.get("p95")] for r in sized],
     }
 
 

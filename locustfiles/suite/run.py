@@ -9,6 +9,7 @@ audit failed.
 Sizes come from the environment (the make variables): USERS, STEP_SECONDS, RPM, DURATION,
 HOURS, BUCKET_SECONDS, RPM_START, RPM_STEP, RPM_MAX, COURSES, WORKERS, THRESHOLDS,
 HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, READ_WEIGHT; for chaos FAULTS, PHASE_SECONDS, FAULT_SECONDS.
+PRELOAD=N first fills the databases to N preloaded purchases if they hold fewer (make preload).
 """
 
 import datetime
@@ -20,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from locustfiles.suite import hosts, profiles, services, terminal, thresholds
+from locustfiles.suite import facts, hosts, preload, profiles, services, terminal, thresholds
 from locustfiles.suite.loadrun import PROGRESS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +40,24 @@ def service_config(running: dict, host: dict) -> dict:
     return config
 
 
+def preload_size(text: str | None) -> int | None:
+    """PRELOAD's purchases; None when unset. ValueError says what is wrong."""
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"PRELOAD must be a whole number of purchases of at least 1, not {text!r}")
+    return int(text)
+
+
+def database_at_start(env: dict) -> dict:
+    """What the run starts on: the purchases preloaded (both services say) and the size on disk."""
+    state = preload.status(env)
+    return {
+        "preloaded_purchases": min(half["done"] for half in state.values()),
+        "size_mb": round(preload.tablespace_bytes(facts.databases()) / 2**20, 1),
+    }
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in profiles.RUNNABLE:
         print(f"usage: python -m locustfiles.suite.run {{{','.join(profiles.RUNNABLE)}}}", file=sys.stderr)
@@ -52,11 +71,14 @@ def main(argv: list[str]) -> int:
     try:  # refuse bad sizes before starting anything
         profiles.get(profile).plan(env)
         thresholds.parse(env.get("THRESHOLDS", ""))
+        preload_to = preload_size(env.get("PRELOAD"))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
     running = services.ensure_up(env)
+    if preload_to:
+        preload.preload(preload_to, int(running.get("CATALOG_COURSES") or 100), preload.BATCH, env=env)
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -65,7 +87,9 @@ def main(argv: list[str]) -> int:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = var_dir / "runs" / f"{stamp}-{profile}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    env["SUITE_CONFIG"] = json.dumps(service_config(running, host))
+    config = service_config(running, host)
+    config["database_at_start"] = database_at_start(env)
+    env["SUITE_CONFIG"] = json.dumps(config)
 
     workers = int(env.get("WORKERS") or 0)
     ui = env.get("UI", "") not in ("", "0", "false")

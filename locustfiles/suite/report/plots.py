@@ -196,6 +196,27 @@ def soak(summary: dict, path: Path) -> bool:
     return True
 
 
+def soak_size(summary: dict, path: Path) -> bool:
+    """p95 against the database's size at the end of each bucket: flat if size costs nothing."""
+    points = [
+        (mb, p95)
+        for mb, p95 in ((summary.get("trend") or {}).get("size") or {}).get("p95_by_size", [])
+        if p95 is not None
+    ]
+    if len(points) < 2:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    ax.plot([mb for mb, _ in points], [p95 for _, p95 in points], marker="o", markersize=4, label="p95")
+    ax.set_xlabel("database MB (end of bucket)")
+    ax.set_ylabel("p95 ms")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Soak: p95 against database size")
+    _save(fig, path)
+    return True
+
+
 def time_split_plot(summary: dict, path: Path) -> bool:
     rows = summary["steps"]
     splits = [time_split(r) or {} for r in rows]
@@ -244,6 +265,7 @@ PLOTS = {
     "timeline.png": timeline,
     "capacity.png": capacity,
     "soak.png": soak,
+    "soak_size.png": soak_size,
     "time_split.png": time_split_plot,
     "resources.png": resources,
 }

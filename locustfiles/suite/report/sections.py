@@ -122,6 +122,13 @@ def _broken(summary: dict, broken: list[str]) -> list[str]:
     return [f"threshold {b} broken" for b in broken]
 
 
+def database_at_start(summary: dict) -> str | None:
+    start = (summary.get("config") or {}).get("database_at_start")
+    if not start:
+        return None
+    return f"{start['preloaded_purchases']:,} preloaded purchases; {fmt(start['size_mb'])} MB on disk"
+
+
 def header(summary: dict) -> dict:
     """Title, when, how long, and the verdict with every reason it failed."""
     verdict = summary["verdict"]
@@ -130,8 +137,10 @@ def header(summary: dict) -> dict:
     labels = [row.get("label") or "" for row in summary["steps"]]
     steps = f": {', '.join(labels)}" if 0 < len(labels) <= 4 else f", {plural(len(labels), 'step')}"
     started_from = summary.get("started_from", "headless")
+    preloaded = ((summary.get("config") or {}).get("database_at_start") or {}).get("preloaded_purchases")
+    on = f", on {preloaded:,} preloaded purchases" if preloaded else ""
     return {
-        "title": f"Load test report: {summary['profile']} run ({started_from}){steps}",
+        "title": f"Load test report: {summary['profile']} run ({started_from}){steps}{on}",
         "when": f"{summary['started']} to {summary['finished']} ({fmt(summary['seconds'])} s)",
         "passed": verdict["passed"],
         "badge": "verdict: PASS" if verdict["passed"] else "verdict: FAIL",
@@ -197,6 +206,7 @@ def provenance(summary: dict) -> dict:
                 ["task weights", f"buy {fmt(weights.get('buy'))} : read {fmt(weights.get('read'))}"],
                 ["courses bought", load["courses"]],
                 ["Locust workers", load["locust_workers"] or "none (one local process)"],
+                ["database at start", database_at_start(summary) or "not recorded"],
             ],
         ),
     )
@@ -571,7 +581,53 @@ def soak(summary: dict) -> dict:
         if rows
         else None,
         image("soak.png", "p95 and database size per bucket"),
+        *database_growth(trend.get("size") or {}),
     )
+
+
+def database_growth(size: dict) -> list:
+    """The database at size: what each order costs on disk, where a 64-hour run would take it,
+    and how each table grew (InnoDB's figures, rows estimated)."""
+    if not size:
+        return []
+    lines = [
+        f"Database: {fmt(size['first_mb'])} MB at the end of the first bucket, {fmt(size['last_mb'])} MB "
+        f"at the end of the last, after {size['orders']:,} orders placed in between."
+    ]
+    projected = size.get("projected")
+    if size.get("bytes_per_order") and projected:
+        lines.append(
+            f"At {size['bytes_per_order']:,} bytes per order, a {projected['hours']}-hour run at "
+            f"{projected['rpm']:,} purchases per minute ({projected['orders']:,} orders) would reach about "
+            f"{fmt(projected['size_mb'])} MB."
+        )
+    else:
+        lines.append("The database did not grow measurably, so no bytes per order can be given.")
+    rows = [
+        [
+            cell(t["table"], "code"),
+            f"{t['rows'][0]:,} → {t['rows'][1]:,}",
+            f"{fmt(t['file_mb'][0])} → {fmt(t['file_mb'][1])}",
+            fmt(t["data_mb"]),
+            fmt(t["index_mb"]),
+        ]
+        for t in size.get("tables", [])
+    ]
+    return [
+        *[text(line) for line in lines],
+        table(
+            ["table", "rows (first → last bucket)", "file MB (first → last)", "data MB", "index MB"],
+            rows,
+            [
+                "Rows are InnoDB's running estimate; file MB is the table's file on disk, exact. Data "
+                "and index MB are InnoDB's statistics at the last bucket, which it recalculates only "
+                "after a tenth of a table has changed."
+            ],
+        )
+        if rows
+        else None,
+        image("soak_size.png", "p95 against database size"),
+    ]
 
 
 def reliability(summary: dict) -> dict:
