@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload smoke ramp rpm capacity soak chaos compare lint format freeze clean
+.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload index-audit smoke ramp rpm capacity soak chaos compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
@@ -11,7 +11,7 @@ export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX READ_WEIGHT NOISE_PC
 export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see README.md, \"Load runs\"):"
 	@python3 -m locustfiles.suite.profiles
 
@@ -45,9 +45,13 @@ bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURS
 	@scripts/stack.sh up >/dev/null
 	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1) --json
 
-preload:  ## fill both databases as ORDERS purchases (4000000) would; resumes, extends
+preload:  ## fill both databases as ORDERS (4000000) purchases would; resumes, extends
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
 	@.venv/bin/python -m locustfiles.suite.preload --orders $(or $(ORDERS),4000000)
+
+index-audit:  ## rows read by every statement of every request path (after make preload)
+	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
+	@.venv/bin/python -m locustfiles.suite.index_audit --out var/index-audit.md
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
 smoke ramp rpm capacity soak chaos:
