@@ -165,4 +165,3 @@ def test_a_short_load_run_on_the_preloaded_database_loses_nothing(preloaded):
     # The audit counts the run's orders only: those above the preloaded ones.
     orders_above = scalar(DATABASES[0], f"SELECT COUNT(*) FROM order_order WHERE id > {highest}")
     assert result["orders"] == orders_above > 0
-
