@@ -1,7 +1,6 @@
-"""Every profile, seconds long, against a real stack of its own (its own ports, databases and
-var/ folder; this checkout's MariaDB): the rows of the table, nothing lost, the files, the exit
-code when a threshold fails, exact percentiles against a per-request log, Locust workers,
-and the web UI."""
+"""Every profile, seconds long, against the load suite's real stack (conftest.py): the rows of
+the table, nothing lost, the files, the exit code when a threshold fails, exact percentiles
+against a per-request log, Locust workers, and the web UI."""
 
 import csv
 import json
@@ -16,29 +15,13 @@ import pytest
 
 from locustfiles.suite import audit
 from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
-from tests.support.stack import stack_environment, stack_stop, stack_up
+from tests.loadsuite.conftest import DATABASES
+from tests.support.stack import LocustWebUI
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 BASKET = "/api/commerce/v0/baskets/"
-DATABASES = ("test_load_ecommerce", "test_load_lms")
-
-
-@pytest.fixture(scope="module")
-def stack_env():
-    env = stack_environment(
-        "loadstack",
-        DATABASES,
-        ECOMMERCE_STAFF_PASSWORD="load-suite-staff-password",
-        WAIT_MIN="0",
-        WAIT_MAX="0",
-    )
-    try:
-        stack_up(env)
-        yield env
-    finally:
-        stack_stop(env)
 
 
 def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
@@ -196,8 +179,6 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     """make run's web UI (no load shape): 3 users, then 1, then stop. The run folder holds one
     step per user count, and its request and failure counts are Locust's own for that run;
     starting again is a second run with a folder of its own."""
-    from tests.support.stack import LocustWebUI
-
     runs = Path(stack_env["VAR_DIR"]) / "runs"
     before = set(runs.glob("*")) if runs.exists() else set()
     ui = LocustWebUI(stack_env)
@@ -264,9 +245,11 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     assert second != folder and [row["users"] for row in again["steps"]] == [2]
 
 
+@pytest.mark.stack_order(2)
 def test_chaos_every_fault_under_load_loses_nothing(stack_env):
     """The short form of `make chaos`: every fault, 16 s each, the LMS timeout shortened to 2 s
-    (the services restart with it). Last in this file: it restarts MariaDB and kills a worker."""
+    (the services start or restart with it). Last of the load suite (conftest.py): it restarts
+    MariaDB and kills a worker."""
     code, folder, summary = run(
         stack_env, "chaos", RPM=120, PHASE_SECONDS=16, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
     )
