@@ -52,8 +52,19 @@ def assert_run_folder(folder: Path, *plots: str):
         assert (folder / name).stat().st_size > 0, name
 
 
-def test_smoke(stack_env):
-    code, folder, summary = run(stack_env, "smoke", USERS="2 3", STEP_SECONDS=3)
+@pytest.fixture(scope="module")
+def smoke_run(stack_env) -> tuple[dict, int, Path, dict]:
+    """One smoke run for the tests that read it: the audit's watermarks taken just before it,
+    its exit code, folder and summary."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+        patch.setenv("LMS_DB_NAME", DATABASES[1])
+        marks = audit.watermarks()
+    return marks, *run(stack_env, "smoke", USERS="2 3", STEP_SECONDS=3)
+
+
+def test_smoke(smoke_run):
+    _, code, folder, summary = smoke_run
     assert code == 0
     assert [row["users"] for row in summary["steps"]] == [2, 3]
     assert all(row["requests"] > 0 and row["failures"] == 0 for row in summary["steps"])
@@ -61,6 +72,18 @@ def test_smoke(stack_env):
     assert_nothing_lost(summary)
     assert_run_folder(folder, "resources.png")
     assert set(summary["steps"][0]["cpu_percent"]) == {"ecommerce", "lms_stub", "rollup", "mariadb"}
+
+
+def test_the_audit_counts_an_answered_order_that_was_never_committed(smoke_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+    marks, _, folder, summary = smoke_run
+    answered = (folder / audit.ANSWERED_FILE).read_text()
+    (tmp_path / audit.ANSWERED_FILE).write_text(answered + "999999999\n")
+
+    result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
+
+    assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
 
 
 def test_ramp_rows_follow_the_user_counts(stack_env):
@@ -135,19 +158,6 @@ def test_a_failed_threshold_fails_the_run_with_a_reason(stack_env):
     assert not summary["verdict"]["passed"]
     assert summary["verdict"]["reasons"] == ["thresholds failed: p95<1"]
     assert "FAIL" in (folder / "report.md").read_text()
-
-
-def test_the_audit_counts_an_answered_order_that_was_never_committed(stack_env, tmp_path, monkeypatch):
-    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
-    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
-    marks = audit.watermarks()
-    code, folder, summary = run(stack_env, "smoke", USERS="1", STEP_SECONDS=2)
-    answered = (folder / audit.ANSWERED_FILE).read_text()
-    (tmp_path / audit.ANSWERED_FILE).write_text(answered + "999999999\n")
-
-    result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
-
-    assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
 
 
 def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
