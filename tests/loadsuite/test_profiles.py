@@ -198,9 +198,28 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         with urllib.request.urlopen(urllib.request.Request(ui.url + path, data=data), timeout=10) as answer:
             return json.loads(answer.read() or b"{}")
 
+    def locust_stats() -> dict:
+        """Locust's /stats/requests: computed afresh at most every 2 s (it caches the answer)."""
+        return json.loads(get(ui.url + "/stats/requests")[1] or "{}")
+
+    def purchases(stats: dict) -> int:
+        return sum(e["num_requests"] for e in stats.get("stats", []) if e["name"] == BASKET)
+
     def swarm(users):
+        """Start (or change) the swarm; return once Locust runs ``users`` and has counted more
+        purchases since it did (a later, fresh answer: the run has noticed the count by then)."""
         form = f"user_count={users}&spawn_rate={users}&host={stack_env['LMS_URL']}".encode()
         assert post("/swarm", form)["success"]
+        seen_at = []
+
+        def running_and_buying():
+            stats = locust_stats()
+            if stats.get("user_count") != users:
+                return False
+            seen_at.append(purchases(stats))
+            return seen_at[-1] > seen_at[0]
+
+        assert wait_until(running_and_buying, 60), (seen_at, ui.log())
 
     def stop_and_read():
         post("/stop")
@@ -208,9 +227,9 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         folder = sorted(new_folders() - seen)[0]
         seen.add(folder)
         assert wait_until(lambda: (folder / "summary.json").exists(), 30), ui.log()
-        time.sleep(3)  # /stats/requests is cached for a moment
-        locust = json.loads(get(ui.url + "/stats/requests")[1])
-        return folder, json.loads((folder / "summary.json").read_text()), locust
+        # Locust's counts once it says it stopped: final (an earlier, cached answer may not be).
+        assert wait_until(lambda: locust_stats().get("state") == "stopped", 30), ui.log()
+        return folder, json.loads((folder / "summary.json").read_text()), locust_stats()
 
     def new_folders():
         return {f for f in runs.glob("*") if f.is_dir()} - before
@@ -218,12 +237,9 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     seen: set = set()
     try:
         swarm(3)
-        time.sleep(6)
         swarm(1)
-        time.sleep(4)
         folder, summary, locust = stop_and_read()
         swarm(2)
-        time.sleep(4)
         second, again, _ = stop_and_read()
     finally:
         ui.stop()
