@@ -70,7 +70,12 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     swarms.append(Swarm(before, placed))
 
     # The run's report says what ran: a manual run of 2 users, from the web UI, with its verdict.
-    page.goto(locust_ui.url + "/suite/report")
+    # The suite writes it after the stop (audit, plots): the page is loaded again until it has.
+    def report_headings() -> int:
+        page.goto(locust_ui.url + "/suite/report")
+        return page.get_by_role("heading", level=1).count()
+
+    poll(report_headings, lambda headings: headings > 0, 60, "report headings")
     expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
     expect(page.locator("body")).to_contain_text("verdict: PASS")
     expect(page.get_by_role("cell", name=f"{USERS} users", exact=True).first).to_be_visible()

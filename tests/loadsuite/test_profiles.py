@@ -1,7 +1,6 @@
-"""Every profile, seconds long, against a real stack of its own (its own ports, databases and
-var/ folder; this checkout's MariaDB): the rows of the table, nothing lost, the files, the exit
-code when a threshold fails, exact percentiles against a per-request log, Locust workers,
-and the web UI."""
+"""Every profile, seconds long, against the load suite's real stack (conftest.py): the rows of
+the table, nothing lost, the files, the exit code when a threshold fails, exact percentiles
+against a per-request log, Locust workers, and the web UI."""
 
 import csv
 import json
@@ -16,29 +15,13 @@ import pytest
 
 from locustfiles.suite import audit
 from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
-from tests.support.stack import stack_environment, stack_stop, stack_up
+from tests.loadsuite.conftest import DATABASES
+from tests.support.stack import LocustWebUI
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 BASKET = "/api/commerce/v0/baskets/"
-DATABASES = ("test_load_ecommerce", "test_load_lms")
-
-
-@pytest.fixture(scope="module")
-def stack_env():
-    env = stack_environment(
-        "loadstack",
-        DATABASES,
-        ECOMMERCE_STAFF_PASSWORD="load-suite-staff-password",
-        WAIT_MIN="0",
-        WAIT_MAX="0",
-    )
-    try:
-        stack_up(env)
-        yield env
-    finally:
-        stack_stop(env)
 
 
 def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
@@ -69,8 +52,19 @@ def assert_run_folder(folder: Path, *plots: str):
         assert (folder / name).stat().st_size > 0, name
 
 
-def test_smoke(stack_env):
-    code, folder, summary = run(stack_env, "smoke", USERS="2 3", STEP_SECONDS=3)
+@pytest.fixture(scope="module")
+def smoke_run(stack_env) -> tuple[dict, int, Path, dict]:
+    """One smoke run for the tests that read it: the audit's watermarks taken just before it,
+    its exit code, folder and summary."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+        patch.setenv("LMS_DB_NAME", DATABASES[1])
+        marks = audit.watermarks()
+    return marks, *run(stack_env, "smoke", USERS="2 3", STEP_SECONDS=3)
+
+
+def test_smoke(smoke_run):
+    _, code, folder, summary = smoke_run
     assert code == 0
     assert [row["users"] for row in summary["steps"]] == [2, 3]
     assert all(row["requests"] > 0 and row["failures"] == 0 for row in summary["steps"])
@@ -78,6 +72,18 @@ def test_smoke(stack_env):
     assert_nothing_lost(summary)
     assert_run_folder(folder, "resources.png")
     assert set(summary["steps"][0]["cpu_percent"]) == {"ecommerce", "lms_stub", "rollup", "mariadb"}
+
+
+def test_the_audit_counts_an_answered_order_that_was_never_committed(smoke_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+    marks, _, folder, summary = smoke_run
+    answered = (folder / audit.ANSWERED_FILE).read_text()
+    (tmp_path / audit.ANSWERED_FILE).write_text(answered + "999999999\n")
+
+    result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
+
+    assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
 
 
 def test_ramp_rows_follow_the_user_counts(stack_env):
@@ -154,19 +160,6 @@ def test_a_failed_threshold_fails_the_run_with_a_reason(stack_env):
     assert "FAIL" in (folder / "report.md").read_text()
 
 
-def test_the_audit_counts_an_answered_order_that_was_never_committed(stack_env, tmp_path, monkeypatch):
-    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
-    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
-    marks = audit.watermarks()
-    code, folder, summary = run(stack_env, "smoke", USERS="1", STEP_SECONDS=2)
-    answered = (folder / audit.ANSWERED_FILE).read_text()
-    (tmp_path / audit.ANSWERED_FILE).write_text(answered + "999999999\n")
-
-    result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
-
-    assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
-
-
 def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
     env = {**stack_env, "UI": "1", "USERS": "2", "STEP_SECONDS": "3"}
     ui = f"http://127.0.0.1:{env['LOCUST_PORT']}"
@@ -196,8 +189,6 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     """make run's web UI (no load shape): 3 users, then 1, then stop. The run folder holds one
     step per user count, and its request and failure counts are Locust's own for that run;
     starting again is a second run with a folder of its own."""
-    from tests.support.stack import LocustWebUI
-
     runs = Path(stack_env["VAR_DIR"]) / "runs"
     before = set(runs.glob("*")) if runs.exists() else set()
     ui = LocustWebUI(stack_env)
@@ -207,9 +198,28 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         with urllib.request.urlopen(urllib.request.Request(ui.url + path, data=data), timeout=10) as answer:
             return json.loads(answer.read() or b"{}")
 
+    def locust_stats() -> dict:
+        """Locust's /stats/requests: computed afresh at most every 2 s (it caches the answer)."""
+        return json.loads(get(ui.url + "/stats/requests")[1] or "{}")
+
+    def purchases(stats: dict) -> int:
+        return sum(e["num_requests"] for e in stats.get("stats", []) if e["name"] == BASKET)
+
     def swarm(users):
+        """Start (or change) the swarm; return once Locust runs ``users`` and has counted more
+        purchases since it did (a later, fresh answer: the run has noticed the count by then)."""
         form = f"user_count={users}&spawn_rate={users}&host={stack_env['LMS_URL']}".encode()
         assert post("/swarm", form)["success"]
+        seen_at = []
+
+        def running_and_buying():
+            stats = locust_stats()
+            if stats.get("user_count") != users:
+                return False
+            seen_at.append(purchases(stats))
+            return seen_at[-1] > seen_at[0]
+
+        assert wait_until(running_and_buying, 60), (seen_at, ui.log())
 
     def stop_and_read():
         post("/stop")
@@ -217,9 +227,9 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         folder = sorted(new_folders() - seen)[0]
         seen.add(folder)
         assert wait_until(lambda: (folder / "summary.json").exists(), 30), ui.log()
-        time.sleep(3)  # /stats/requests is cached for a moment
-        locust = json.loads(get(ui.url + "/stats/requests")[1])
-        return folder, json.loads((folder / "summary.json").read_text()), locust
+        # Locust's counts once it says it stopped: final (an earlier, cached answer may not be).
+        assert wait_until(lambda: locust_stats().get("state") == "stopped", 30), ui.log()
+        return folder, json.loads((folder / "summary.json").read_text()), locust_stats()
 
     def new_folders():
         return {f for f in runs.glob("*") if f.is_dir()} - before
@@ -227,12 +237,9 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     seen: set = set()
     try:
         swarm(3)
-        time.sleep(6)
         swarm(1)
-        time.sleep(4)
         folder, summary, locust = stop_and_read()
         swarm(2)
-        time.sleep(4)
         second, again, _ = stop_and_read()
     finally:
         ui.stop()
@@ -264,11 +271,13 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     assert second != folder and [row["users"] for row in again["steps"]] == [2]
 
 
+@pytest.mark.stack_order(2)
 def test_chaos_every_fault_under_load_loses_nothing(stack_env):
-    """The short form of `make chaos`: every fault, 16 s each, the LMS timeout shortened to 2 s
-    (the services restart with it). Last in this file: it restarts MariaDB and kills a worker."""
+    """The short form of `make chaos`: every fault, 12 s each, the LMS timeout shortened to 2 s
+    (the services start or restart with it). Last of the load suite (conftest.py): it restarts
+    MariaDB and kills a worker."""
     code, folder, summary = run(
-        stack_env, "chaos", RPM=120, PHASE_SECONDS=16, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
+        stack_env, "chaos", RPM=120, PHASE_SECONDS=12, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
     )
     reliability = {row["fault"]: row for row in summary["reliability"]}
     assert list(reliability) == ["lms_down", "lms_slow", "db_restart", "worker_kill", "duplicates"]

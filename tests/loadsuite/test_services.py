@@ -1,5 +1,5 @@
-"""The stack under load runs, on a real stack of its own (its own ports, databases and var/
-folder; this checkout's MariaDB): identical runs leave the services alone, a changed setting
+"""The stack under load runs, on the load suite's real stack (conftest.py; CATALOG_COURSES
+unset, as in a developer's shell): identical runs leave the services alone, a changed setting
 restarts them and says so, and `make status` / `make down` know `make run`'s Locust."""
 
 import subprocess
@@ -9,24 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.stack import stack_environment, stack_stop, stack_up
-
-pytestmark = pytest.mark.slow
+# After the other tests on the load suite's stack (conftest.py): these restart its services,
+# and the last one stops them.
+pytestmark = [pytest.mark.slow, pytest.mark.stack_order(1)]
 
 ROOT = Path(__file__).resolve().parents[2]
-DATABASES = ("test_services_ecommerce", "test_services_lms")
-
-
-@pytest.fixture(scope="module")
-def stack_env():
-    env = stack_environment("servicestack", DATABASES, WAIT_MIN="0", WAIT_MAX="0")
-    # As in a developer's shell: CATALOG_COURSES unset (scripts/lib.sh gives it its default).
-    del env["CATALOG_COURSES"]
-    try:
-        stack_up(env)
-        yield env
-    finally:
-        stack_stop(env)
 
 
 def server_pids(env: dict) -> dict[str, str]:
