@@ -5,7 +5,8 @@ Oscar's index page counts and sums every order, line, open basket and customer o
 (over a minute at 2 million orders). Here:
 
 * recent orders come from the date_placed index, newest first, at most RECENT_CAP of them in
-  the last 24 hours: the page says which span those cover when there were more;
+  the last 24 hours: the page says which span those cover when there were more (the order
+  statistics page sums the orders of its date range the same way);
 * seats sold all time are the purchase counter (analytics_productrecord.num_purchases, one row
   per product, kept exact by the rollup);
 * the sizes of the tables that grow with orders are InnoDB's row estimates, shown as such.
@@ -46,7 +47,9 @@ class IndexView(OscarIndexView):
         if not self.request.user.is_staff:  # store-wide figures are for staff only
             return {}
         return {
-            "recent": recent_orders(now() - timedelta(hours=RECENT_HOURS)),
+            "recent": newest_orders(
+                Order._default_manager.filter(date_placed__gte=now() - timedelta(hours=RECENT_HOURS))
+            ),
             "recent_hours": RECENT_HOURS,
             "seats_sold": ProductRecord._default_manager.aggregate(total=Sum("num_purchases"))["total"] or 0,
             "estimates": table_row_estimates(),
@@ -57,14 +60,14 @@ class IndexView(OscarIndexView):
         }
 
 
-def recent_orders(since) -> dict:
-    """Count, revenue and statuses of the orders placed since ``since``, newest first, at most
-    RECENT_CAP of them (one range read of the date_placed index); ``capped`` says there were
-    more, and ``oldest`` when the ones summed begin."""
+def newest_orders(queryset) -> dict:
+    """Count, revenue and statuses of the orders of ``queryset``, newest first, at most
+    RECENT_CAP of them (one range read of the date_placed index when ``queryset`` filters on
+    it); ``capped`` says there were more, and ``oldest`` when the ones summed begin."""
     rows = list(
-        Order._default_manager.filter(date_placed__gte=since)
-        .order_by("-date_placed")
-        .values_list("status", "total_incl_tax", "date_placed")[: RECENT_CAP + 1]
+        queryset.order_by("-date_placed").values_list("status", "total_incl_tax", "date_placed")[
+            : RECENT_CAP + 1
+        ]
     )
     capped = len(rows) > RECENT_CAP
     rows = rows[:RECENT_CAP]

@@ -11,6 +11,7 @@ from django.urls import include, path
 
 from ecommerce.dashboard.index import IndexView
 from ecommerce.dashboard.orders import OrderListView
+from ecommerce.dashboard.statistics import OrderStatsView
 from ecommerce.dashboard.users import UserListView
 
 
@@ -26,6 +27,7 @@ def dashboard_urls():
     replaced = [
         protected("dashboard", "", IndexView, "index"),
         protected("orders_dashboard", "orders/", OrderListView, "order-list"),
+        protected("orders_dashboard", "orders/statistics/", OrderStatsView, "order-stats"),
         protected("users_dashboard", "users/", UserListView, "users-index"),
     ]
     return include((replaced + dashboard.get_urls(), dashboard.label), namespace=dashboard.namespace)

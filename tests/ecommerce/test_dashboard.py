@@ -114,6 +114,8 @@ PAGES = [
     "/dashboard/orders/?order_number=1",
     "/dashboard/orders/?status=Complete&name=Ann&product_title=Seat&partner_sku=X&upc=X&voucher=X",
     "/dashboard/orders/?response_format=csv",
+    "/dashboard/orders/statistics/",
+    "/dashboard/orders/statistics/?date_from=2020-01-01&date_to=2100-01-01",
     "/dashboard/reports/?report_type=product_analytics",
     "/dashboard/users/",
     "/dashboard/users/?search=&email=learner&name=Ann",
@@ -196,3 +198,9 @@ def test_the_index_page_labels_its_estimates(dashboard, orders):
     assert "Orders in the last 24 hours" in html
     assert re.search(r"<th>Orders</th><td>\s*8\s*</td>", html)
     assert "estimate: InnoDB table statistics, not a count" in html
+
+
+def test_the_order_statistics_sum_the_selected_orders(dashboard, orders):
+    html, _ = open_page(dashboard, "/dashboard/orders/statistics/?date_from=2020-01-01")
+    assert "Orders placed since 2020-01-01" in html
+    assert re.search(r"<th>Orders</th><td>\s*8\s*</td>", html)
