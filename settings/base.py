@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "ecommerce.orders",
     "ecommerce.fulfillment",
     "ecommerce.counters",
+    "ecommerce.dashboard",
 ]
 
 MIDDLEWARE = [
