@@ -165,3 +165,12 @@ def test_a_short_load_run_on_the_preloaded_database_loses_nothing(preloaded):
     # The audit counts the run's orders only: those above the preloaded ones.
     orders_above = scalar(DATABASES[0], f"SELECT COUNT(*) FROM order_order WHERE id > {highest}")
     assert result["orders"] == orders_above > 0
+
+
+def test_no_statement_of_any_request_path_scans_a_growing_table(preloaded):
+    out = ROOT / "var" / "test" / "sizestack" / "index-audit.md"
+    done = suite(preloaded, "locustfiles.suite.index_audit", "--out", str(out))
+    assert out.exists(), done.stdout + done.stderr
+    scans = [line for line in out.read_text().splitlines() if line.endswith("| **scans** |")]
+    assert not scans, "\n".join(scans)
+    assert done.returncode == 0, done.stderr
