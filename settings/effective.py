@@ -41,6 +41,9 @@ def effective() -> dict[str, str]:
         "LMS_WORKER_CONNECTIONS": lms_server["worker_connections"],
         "ECOMMERCE_MYSQL_DRIVER": ecommerce.MYSQL_DRIVER,
         "LMS_MYSQL_DRIVER": lms.MYSQL_DRIVER,
+        # Another database is another run: the suite's audit and sizes read the names it is given.
+        "ECOMMERCE_DB_NAME": ecommerce_db["NAME"],
+        "LMS_DB_NAME": lms_db["NAME"],
         "ECOMMERCE_DB_POOL": POOL_NAMES[ecommerce_db["ENGINE"]],
         "LMS_DB_POOL": POOL_NAMES[lms_db["ENGINE"]],
         "ECOMMERCE_DB_POOL_SIZE": ecommerce_db["POOL"]["MAX_CONNECTIONS"],

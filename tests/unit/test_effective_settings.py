@@ -56,6 +56,12 @@ def test_a_changed_variable_shows_in_the_settings_it_reaches():
     ]
 
 
+def test_another_database_is_a_change_that_restarts_the_services():
+    defaults = effective()
+    other = effective(ECOMMERCE_DB_NAME="empty_ecommerce")
+    assert changes(defaults, other) == ["ECOMMERCE_DB_NAME ecommerce -> empty_ecommerce"]
+
+
 def test_a_bad_value_is_refused_with_its_name():
     done = settings(DB_POOL="bogus")
     assert done.returncode != 0
