@@ -1,4 +1,4 @@
-"""A preloaded database (20,000 purchases, `make preload`'s code) met by everything that reads
+"""A preloaded database (40,000 purchases, `make preload`'s code) met by everything that reads
 it: the order API, the dashboard, the fulfilment retry, the load suite's audit and a short load
 run; and the index audit, which fails if any statement of any request path reads a number of
 rows that grows with the orders."""
@@ -21,7 +21,9 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DATABASES = ("test_size_ecommerce", "test_size_lms")
-ORDERS = 20_000
+# Well above the largest read the audit allows whatever the size (index_audit.BOUNDED_ROWS), so
+# that a scan of the orders cannot pass for a bounded read.
+ORDERS = 40_000
 STAFF_PASSWORD = "size-staff-password"
 
 
@@ -174,3 +176,11 @@ def test_no_statement_of_any_request_path_scans_a_growing_table(preloaded):
     scans = [line for line in out.read_text().splitlines() if line.endswith("| **scans** |")]
     assert not scans, "\n".join(scans)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_audit_allows_no_more_than_the_dashboards_bounded_window():
+    from ecommerce.dashboard.index import RECENT_CAP
+    from locustfiles.suite.index_audit import BOUNDED_ROWS, scan_limit
+
+    # The statistics read the window's newest orders plus one, to know whether there were more.
+    assert BOUNDED_ROWS == RECENT_CAP + 1 and scan_limit(ORDERS) == BOUNDED_ROWS < ORDERS
