@@ -4,6 +4,12 @@ page size + 1 so that whether another page follows is known without counting any
 The cursor is a row's primary key in the URL; its sort values are read back by that key, so a
 page costs one primary-key lookup and one index range read of page size + 1 rows, at any depth
 and any table size. ``page`` in the URL is only the label a reader walked to, never an offset.
+
+A page is read in two statements: the keys alone from the index, then the rows (with the joins
+the list shows) by those keys. Asked as one statement with the joins, MariaDB 10.11 served a
+status and a date range with a ``ref`` on the status alone, walking every newer order of that
+status before the range began (1.7 s for one page at 4 M orders); the keys alone take the range
+of the (status, date_placed) index (ecommerce/fulfillment/migrations/0002).
 """
 
 from dataclasses import dataclass
@@ -47,17 +53,25 @@ def keyset_page(queryset: QuerySet, fields: tuple[str, ...], params: QueryDict, 
         raise Http404("The page cursor names no row.")
     number = max(_page_label(params), 2)  # the label the link carried; past a cursor is never page 1
     if lookup == "lt":
-        rows = list(queryset.filter(past(fields, values, "lt")).order_by(*_descending(fields))[: size + 1])
+        rows = _rows(queryset.filter(past(fields, values, "lt")), _descending(fields), size + 1)
         return _page(rows[:size], number, params, older=len(rows) > size, newer=True)
-    rows = list(queryset.filter(past(fields, values, "gt")).order_by(*fields)[: size + 1])
+    rows = _rows(queryset.filter(past(fields, values, "gt")), fields, size + 1)
     if len(rows) <= size:  # nothing newer than these: that is the first page
         return _first_page(queryset, fields, params, size)
     return _page(rows[:size][::-1], number, params, older=True, newer=True)
 
 
 def _first_page(queryset, fields, params, size) -> KeysetPage:
-    rows = list(queryset.order_by(*_descending(fields))[: size + 1])
+    rows = _rows(queryset, _descending(fields), size + 1)
     return _page(rows[:size], 1, params, older=len(rows) > size, newer=False)
+
+
+def _rows(queryset: QuerySet, ordering, limit: int) -> list:
+    """The first ``limit`` rows of ``queryset`` in ``ordering``: their keys from the index, then
+    the rows (with the queryset's joins and prefetches) by key, in the same order."""
+    keys = list(queryset.order_by(*ordering).values_list("pk", flat=True)[:limit])
+    by_key = queryset.order_by().in_bulk(keys)
+    return [by_key[key] for key in keys]
 
 
 def _page(rows, number, params, older: bool, newer: bool) -> KeysetPage:

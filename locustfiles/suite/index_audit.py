@@ -18,6 +18,7 @@ import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 
 import jwt
@@ -184,9 +185,15 @@ def dashboard(audit: Audit, k: int) -> None:
     ).raise_for_status()
     newest = audit.ecommerce("GET", "/api/v2/orders/?page_size=1", (200,), headers=audit.staff()).json()
     number = newest["results"][0]["number"]
+    # The day before the newest order: on a preload of days, a status and a date range that
+    # newer orders follow (a plan that walks the status alone reads every one of them).
+    placed = date.fromisoformat(newest["results"][0]["date_placed"][:10])
+    day_before = (placed - timedelta(days=1)).isoformat()
     for path in (
         "/dashboard/",
         "/dashboard/orders/",
+        "/dashboard/orders/?status=Fulfillment+Error",
+        f"/dashboard/orders/?status=Complete&date_from={day_before}&date_to={day_before}",
         f"/dashboard/orders/{number}/",
         "/dashboard/reports/?report_type=product_analytics",
     ):
@@ -209,7 +216,7 @@ PATHS = {
     "fulfilment retry (API and --all)": retry_fulfillment,
     "lms_stub enrollment API": enrollment_api,
     "counter rollup": counter_rollup,
-    "dashboard: index, order list, order detail, product analytics": dashboard,
+    "dashboard: index, order lists (all, a status, a status on a day), order detail, analytics": dashboard,
 }
 
 
