@@ -345,8 +345,8 @@ class LoadRun:
             return
         gevent.sleep(1.0 if self.distributed else 0.2)  # the last reports
         now = time.time()
-        for greenlet in self.greenlets:
-            greenlet.kill(block=False)
+        # Wait for the watcher to end: the reading below must not start while it is mid-step.
+        gevent.killall(self.greenlets, block=True, timeout=10)
         if isinstance(self.plan, LivePlan):
             self.plan.stop(now - self.t0)
         if not self.distributed:

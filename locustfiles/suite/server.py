@@ -115,18 +115,27 @@ class ServerSampler:
 
     # --- MariaDB --------------------------------------------------------------------------
 
-    def _cursor(self):
+    def _fetch(self, sql: str, params=()) -> list[tuple]:
+        """The rows of one statement. The connection is taken out of the sampler while it is
+        in use: the step watcher and the end of a run may read at once (each then uses a
+        connection of its own), and a read cut short (the watcher killed mid-statement, or a
+        MariaDB error) leaves no half-read connection behind for the next one."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            conn = mysql_connect()
+        with conn.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
         if self._conn is None:
-            self._conn = mysql_connect()
-        return self._conn.cursor()
+            self._conn = conn
+        else:
+            conn.close()
+        return rows
 
     def status(self) -> dict[str, int]:
         try:
-            with self._cursor() as cursor:
-                cursor.execute("SHOW GLOBAL STATUS")
-                values = dict(cursor.fetchall())
+            values = dict(self._fetch("SHOW GLOBAL STATUS"))
         except pymysql.Error:
-            self._conn = None
             return {name: 0 for name in (*COUNTERS, *GAUGES)}
         return {name: int(values.get(name, 0)) for name in (*COUNTERS, *GAUGES)}
 
@@ -141,50 +150,43 @@ class ServerSampler:
         file takes at least ``min_mb``. The file size is exact; rows are InnoDB's running
         estimate, data and index its statistics (see database_size_mb)."""
         placeholders = ", ".join(["%s"] * len(self.databases))
-        with self._cursor() as cursor:
-            cursor.execute(
-                "SELECT t.table_schema, t.table_name, t.table_rows, t.data_length, t.index_length, "
-                "s.allocated_size FROM information_schema.tables AS t "
-                "JOIN information_schema.INNODB_SYS_TABLESPACES AS s "
-                "ON s.name = CONCAT(t.table_schema, '/', t.table_name) "
-                f"WHERE t.table_schema IN ({placeholders}) AND s.allocated_size >= %s",
-                (*self.databases, min_mb * 2**20),
-            )
-            return {
-                f"{schema}.{name}": [
-                    int(rows or 0),
-                    round(data / 2**20, 1),
-                    round(index / 2**20, 1),
-                    round(allocated / 2**20, 1),
-                ]
-                for schema, name, rows, data, index, allocated in cursor.fetchall()
-            }
+        found = self._fetch(
+            "SELECT t.table_schema, t.table_name, t.table_rows, t.data_length, t.index_length, "
+            "s.allocated_size FROM information_schema.tables AS t "
+            "JOIN information_schema.INNODB_SYS_TABLESPACES AS s "
+            "ON s.name = CONCAT(t.table_schema, '/', t.table_name) "
+            f"WHERE t.table_schema IN ({placeholders}) AND s.allocated_size >= %s",
+            (*self.databases, min_mb * 2**20),
+        )
+        return {
+            f"{schema}.{name}": [
+                int(rows or 0),
+                round(data / 2**20, 1),
+                round(index / 2**20, 1),
+                round(allocated / 2**20, 1),
+            ]
+            for schema, name, rows, data, index, allocated in found
+        }
 
     def slow_query_seconds(self) -> float | None:
         """MariaDB's long_query_time: what Slow_queries counts as slow."""
         try:
-            with self._cursor() as cursor:
-                cursor.execute("SELECT @@GLOBAL.long_query_time")
-                return float(cursor.fetchone()[0])
+            return float(self._fetch("SELECT @@GLOBAL.long_query_time")[0][0])
         except pymysql.Error:
-            self._conn = None
             return None
 
     def digests(self) -> dict[str, dict]:
         """performance_schema's statement digests of the stack's databases (cumulative)."""
         placeholders = ", ".join(["%s"] * len(self.databases))
         try:
-            with self._cursor() as cursor:
-                cursor.execute(
-                    "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT, "
-                    "SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ROWS_EXAMINED "
-                    "FROM performance_schema.events_statements_summary_by_digest "
-                    f"WHERE SCHEMA_NAME IN ({placeholders})",
-                    self.databases,
-                )
-                rows = cursor.fetchall()
-        except pymysql.Error:
-            self._conn = None  # reconnect next time (MariaDB may have restarted)
+            rows = self._fetch(
+                "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT, "
+                "SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ROWS_EXAMINED "
+                "FROM performance_schema.events_statements_summary_by_digest "
+                f"WHERE SCHEMA_NAME IN ({placeholders})",
+                self.databases,
+            )
+        except pymysql.Error:  # MariaDB may be restarting: the next read connects anew
             return {}
         return {
             f"{schema}:{digest}": {

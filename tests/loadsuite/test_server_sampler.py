@@ -1,0 +1,38 @@
+"""The server sampler's MariaDB reads when two greenlets read at once (the step watcher and the
+end of a run), and after a read cut short: each read gets a whole connection of its own.
+
+Against the load stack's MariaDB; Locust (imported by conftest) has patched sockets for gevent,
+as in a run."""
+
+import gevent
+import pytest
+
+from locustfiles.suite.server import COUNTERS, ServerSampler
+from tests.loadsuite.conftest import DATABASES
+
+
+@pytest.fixture
+def sampler(stack_env, monkeypatch, tmp_path):
+    for name in ("MYSQL_HOST", "MYSQL_PORT", "MYSQL_USER", "MYSQL_PASSWORD"):
+        if name in stack_env:
+            monkeypatch.setenv(name, stack_env[name])
+    sampler = ServerSampler(tmp_path, DATABASES)
+    yield sampler
+    sampler.close()
+
+
+def test_two_greenlets_reading_at_once_both_get_their_rows(sampler):
+    sampler.status()  # a connection is held between reads, as in a run
+    reads = [gevent.spawn(sampler._fetch, "SELECT SLEEP(0.3), %s", (n,)) for n in (1, 2)]
+    gevent.joinall(reads, raise_error=True)
+    assert [read.value for read in reads] == [((0, 1),), ((0, 2),)]
+
+
+def test_a_read_killed_mid_statement_leaves_the_next_read_whole(sampler):
+    sampler.status()
+    cut = gevent.spawn(sampler._fetch, "SELECT SLEEP(2)")
+    gevent.sleep(0.3)  # the statement is under way
+    cut.kill(block=True)
+    status = sampler.status()
+    assert status["Questions"] > 0 and set(COUNTERS) <= set(status)
+    assert sampler._fetch("SELECT 7") == ((7,),)
