@@ -199,13 +199,26 @@ def audit_findings(summary: dict) -> list[dict]:
                 f"{plural(audit.get('duplicates') or 0, 'duplicate')}.",
             )
         ]
-    return [
+    found = [
         _finding(
             "info",
             f"Nothing lost: {plural(audit.get('successes') or 0, 'answered order')}, "
             f"{audit.get('orders')} committed, {plural(audit.get('enrollments') or 0, 'enrollment')}.",
         )
     ]
+    error = (audit.get("statuses") or {}).get("fulfillment_error", "Fulfillment Error")
+    unfulfilled = (audit.get("orders_by_status") or {}).get(error, 0)
+    if unfulfilled:
+        found.append(
+            _finding(
+                "warning",
+                f"{plural(unfulfilled, 'order')} of {audit.get('orders')} ended in {error}: "
+                "the order was kept and answered, but the LMS enrollment call failed or timed out "
+                "(the timing table shows the enrollment call). "
+                "`manage.py retry_fulfillment --all` fulfils them again.",
+            )
+        )
+    return found
 
 
 def load_generator_findings(summary: dict) -> list[dict]:

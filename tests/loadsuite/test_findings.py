@@ -130,3 +130,23 @@ def test_plurals_and_shortened_sql():
     statement = "SELECT `a_long_identifier` FROM `some_table` WHERE `another_identifier` = ?"
     assert findings.shorten(statement, 30) == "SELECT `a_long_identifier` …"
     assert findings.shorten(statement, 200) == statement
+
+
+def test_orders_left_in_fulfillment_error_are_explained_beside_nothing_lost():
+    audit = {
+        "successes": 100,
+        "orders": 100,
+        "enrollments": 97,
+        "lost": 0,
+        "duplicates": 0,
+        "orders_by_status": {"Complete": 97, "Fulfillment Error": 3},
+        "statuses": {"fulfillment_error": "Fulfillment Error"},
+    }
+    found = findings.audit_findings({"audit": audit})
+    assert texts(found, "info") == ["Nothing lost: 100 answered orders, 100 committed, 97 enrollments."]
+    (warning,) = texts(found, "warning")
+    assert warning.startswith("3 orders of 100 ended in Fulfillment Error: the order was kept and answered")
+    assert "retry_fulfillment --all" in warning
+
+    audit["orders_by_status"] = {"Complete": 100}
+    assert texts(findings.audit_findings({"audit": audit}), "warning") == []
