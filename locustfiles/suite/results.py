@@ -159,12 +159,11 @@ def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
     orders = sum(orders_placed(r) for r in sized[1:])
     grown_mb = last["db_size_mb"] - first["db_size_mb"]
     bytes_per_order = round(grown_mb * 2**20 / orders) if orders and grown_mb > 0 else None
-    rpm = last.get("target_rpm") or round(
-        sum(orders_placed(r) for r in sized) / (sum(r["seconds"] for r in sized) / 60)
-    )
+    placed_per_minute = sum(orders_placed(r) for r in sized) / (sum(r["seconds"] for r in sized) / 60)
+    rpm = round(last.get("target_rpm") or placed_per_minute)
     projected = None
     if bytes_per_order:
-        projected_orders = rpm * 60 * hours
+        projected_orders = round(rpm * 60 * hours)
         projected = {
             "hours": hours,
             "rpm": rpm,

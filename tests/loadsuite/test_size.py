@@ -7,6 +7,7 @@ import pytest
 
 from ecommerce.courses import preload_plan as plan
 from locustfiles.suite import preload, report, results, run
+from locustfiles.suite.report import sections
 from tests.loadsuite import synthetic
 
 
@@ -14,7 +15,7 @@ def bucket(index: int, size_mb: float, orders: int, tables: dict, p95: float = 5
     return {
         "index": index,
         "seconds": 60,
-        "target_rpm": 1038,
+        "target_rpm": 1038.0,  # as a run's steps carry it
         "p95": p95,
         "statuses": {"201": orders - 1, "202": 1, "503": 7},
         "db_size_mb": size_mb,
@@ -34,6 +35,13 @@ def test_growth_is_bytes_per_order_placed_after_the_first_bucket_and_only_tables
     assert growth["bytes_per_order"] == 1024
     # 1038 x 60 x 64 = 3,985,920 orders of 1 KiB: 3,892.5 MB more.
     assert growth["projected"] == {"hours": 64, "rpm": 1038, "orders": 1038 * 60 * 64, "size_mb": 4892}
+    assert all(isinstance(growth["projected"][key], int) for key in ("rpm", "orders", "size_mb"))
+    blocks = sections.database_growth(growth)
+    (sentence,) = [block["text"] for block in blocks if "64-hour" in block.get("text", "")]
+    assert sentence == (
+        "At 1,024 bytes per order, a 64-hour run at 1,038 purchases per minute (3,985,920 orders) "
+        "would reach about 4,892 MB."
+    )
     assert [t["table"] for t in growth["tables"]] == ["e.order_order"]
     assert growth["tables"][0]["rows"] == [10_000, 12_048] and growth["tables"][0]["file_mb"] == [
         100.0,

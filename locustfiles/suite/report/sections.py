@@ -599,7 +599,7 @@ def database_growth(size: dict) -> list:
         lines.append(
             f"At {size['bytes_per_order']:,} bytes per order, a {projected['hours']}-hour run at "
             f"{projected['rpm']:,} purchases per minute ({projected['orders']:,} orders) would reach about "
-            f"{fmt(projected['size_mb'])} MB."
+            f"{projected['size_mb']:,} MB."
         )
     else:
         lines.append("The database did not grow measurably, so no bytes per order can be given.")
