@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
 export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX READ_WEIGHT NOISE_PCT NOISE_MS
-export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD
+export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'

@@ -44,6 +44,7 @@ def findings(summary: dict) -> list[dict]:
     """[{"level", "text"}], problems first."""
     found = [
         *verdict_findings(summary),
+        *warm_up_findings(summary),
         *capacity_findings(summary),
         *p95_findings(summary),
         *error_findings(summary),
@@ -100,6 +101,28 @@ def verdict_findings(summary: dict) -> list[dict]:
         if not reason.startswith("thresholds failed"):
             out.append(_finding("problem", f"The run failed: {reason}."))
     return out
+
+
+def warm_up_findings(summary: dict) -> list[dict]:
+    """What the warm-up measured, and that nothing was judged on it."""
+    warm = summary.get("warm_up")
+    if not warm:
+        return []
+    rpm = f" at {warm['target_rpm']:g} RPM" if warm.get("target_rpm") else ""
+    text = (
+        f"The run began with a {warm['seconds']:g} s warm-up{rpm}, reported apart from the steps and "
+        f"not judged: p50 {_value('p50', warm.get('p50'))}, p95 {_value('p95', warm.get('p95'))}, "
+        f"{plural(warm.get('failures') or 0, 'failure')}, {warm.get('missed') or 0} missed"
+    )
+    checks = (summary.get("verdict") or {}).get("thresholds") or []
+    rules = thresholds.parse(" ".join(c["threshold"] for c in checks))
+    broken = (
+        [str(c["threshold"]) for c in thresholds.judge(rules, warm)["checks"] if not c["ok"]] if rules else []
+    )
+    if warm.get("requests") and broken:
+        text += f". It would have broken {', '.join(broken)}: a cold start, the reason it is not a step"
+    text += ". Its orders are in the audit's counts."
+    return [_finding("info", text)]
 
 
 def capacity_findings(summary: dict) -> list[dict]:

@@ -306,9 +306,14 @@ class LoadRun:
         step = self.plan.steps[index]
         row = results.step_rows(self.plan, self.recorder.steps, {})[index]
         total = f"{self.plan.seconds:g}" if self.plan.seconds else "?"
+        if step.warm_up:
+            name = f"warm-up ({_num(step.target_rpm)} RPM, not judged)"
+        else:
+            number = index + 1 - (self.plan.warm_up is not None)
+            count = len(self.plan.measured) if not isinstance(self.plan, LivePlan) else "?"
+            name = f"step {number}/{count} ({self.profile.label(step)})"
         self.progress(
-            f"step {index + 1}/{len(self.plan.steps) if not isinstance(self.plan, LivePlan) else '?'}"
-            f" ({self.profile.label(step)}), {step.start + step.seconds:g}/{total} s: "
+            f"{name}, {step.start + step.seconds:g}/{total} s: "
             f"{_num(row['rpm'])} RPM, p95 {_num(row['p95'])} ms, "
             f"{row['failures']} failed, {row['missed']} missed"
         )
@@ -327,6 +332,8 @@ class LoadRun:
         for step in self.plan.steps:
             if self.t0 + step.end + self.plan.grace > now:
                 break
+            if step.warm_up:  # a cold stack's first minute is not the service's capacity
+                continue
             row = results.step_rows(self.plan, self.recorder.steps, {})[step.index]
             if row["requests"] and not thresholds.judge(self.rules, row)["passed"]:
                 self.broken = step.index
@@ -384,10 +391,14 @@ class LoadRun:
         rows = results.step_rows(plan, recorder.steps, self.readings)
         ran = [r for r in rows if self.t0 + plan.steps[r["index"]].start < finished]
         if self.broken is not None:  # capacity: the steps after the one that broke are cut short
-            ran = ran[: self.broken + 1]
+            ran = [r for r in ran if r["index"] <= self.broken]
         for row in ran:
             row["label"] = self.profile.label(plan.steps[row["index"]])
-        overall = results.overall_row(plan, recorder.steps, up_to=len(ran))
+        # A warm-up is reported apart: not a step, not in "all", thresholds or verdict.
+        warm_up = next((r for r in ran if plan.steps[r["index"]].warm_up), None)
+        all_rows = ran
+        ran = [r for r in ran if r is not warm_up]
+        overall = results.overall_row(plan, recorder.steps, up_to=ran[-1]["index"] + 1 if ran else 0)
         overall["label"] = "all"
         successes = results.successes(recorder.steps, recorder.outside_plan)
         summary = {
@@ -399,13 +410,14 @@ class LoadRun:
             "seconds": round(finished - self.begun, 1),
             "config": json.loads(self.env.get("SUITE_CONFIG") or "{}"),
             "plan": plan.as_dict(),
+            "warm_up": warm_up,
             "steps": ran,
             "overall": overall,
             "endpoints": {
                 "steps": [{key: r[key] for key in ("index", "label", "endpoints")} for r in ran],
                 "overall": overall["endpoints"],
             },
-            "timeline": self._timeline(ran),
+            "timeline": self._timeline(all_rows),
             "outside_plan_requests": {name: e.histogram.total for name, e in recorder.outside_plan.items()},
             "error_examples": recorder.examples,
             "load": {
@@ -414,13 +426,13 @@ class LoadRun:
                 "spawn_rate": getattr(self.options, "spawn_rate", None),
                 "locust_workers": self.workers if self.distributed else 0,
             },
-            "load_generator": _load_generator(ran),
+            "load_generator": _load_generator(all_rows),
             "profile_sections": list(self.profile.sections),
         }
         summary["config"]["locust_workers"] = summary["load"]["locust_workers"]
         summary.update(self.profile.settle(self))
         summary["audit"] = self._audit(successes)
-        summary["db"] = _db_totals(ran)
+        summary["db"] = _db_totals(all_rows)  # the whole run, as the audit
         before = self.digests_before
         summary["sql"] = digest_report(before, self.sampler.digests()) if before else {}
         summary["sql"]["slow_query_seconds"] = self.sampler.slow_query_seconds()

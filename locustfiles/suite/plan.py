@@ -13,7 +13,7 @@ from the whole second it started in.
 
 import bisect
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 MISS_TOLERANCE = 1.0
 
@@ -26,6 +26,8 @@ class Step:
     users: int | None = None  # closed model
     target_rpm: float | None = None  # open model
     fault: str | None = None  # chaos: the fault injected during this step
+    label: str | None = None  # the name the profile gave it ("bucket 3", "warm-up")
+    warm_up: bool = False  # load before the measured steps: reported apart, never judged
 
     @property
     def end(self) -> int:
@@ -51,6 +53,15 @@ class Plan:
     @property
     def seconds(self) -> int:
         return self.steps[-1].end if self.steps else 0
+
+    @property
+    def measured(self) -> list[Step]:
+        """The steps a run is judged by: all but a warm-up."""
+        return [s for s in self.steps if not s.warm_up]
+
+    @property
+    def warm_up(self) -> Step | None:
+        return next((s for s in self.steps if s.warm_up), None)
 
     def step_index(self, offset_seconds: float) -> int | None:
         """The step a whole second after t0 belongs to (None outside the plan)."""
@@ -140,6 +151,19 @@ def users_for(rpm: float, latency_budget: float = 5.0) -> int:
     """Users an open-model step needs: enough for every arrival of a slow period to find one
     (the rate times a latency budget, with headroom)."""
     return max(5, math.ceil(rpm / 60 * latency_budget) + 5)
+
+
+def with_warm_up(steps: list[Step], seconds: int, target_rpm: float) -> list[Step]:
+    """``steps`` after a warm-up of ``seconds`` at ``target_rpm`` (none when seconds is 0).
+
+    The first minute after a start measures a cold stack (new worker processes, empty
+    connection pools, a buffer pool that has not yet read the hot pages), not the service: a
+    capacity run broke its first step there that it held a minute later. The warm-up takes
+    that minute; its requests are recorded and audited like any others, and reported apart."""
+    if seconds <= 0:
+        return steps
+    warm = Step(0, 0, seconds, target_rpm=target_rpm, label="warm-up", warm_up=True)
+    return [warm] + [replace(s, index=s.index + 1, start=s.start + seconds) for s in steps]
 
 
 def numbers(text: str, kind=float) -> list:

@@ -9,7 +9,7 @@ Makefile's help before the virtualenv exists.
 import math
 import sys
 
-from locustfiles.suite.plan import LivePlan, Plan, Step, numbers, users_for
+from locustfiles.suite.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
 
 # The make variables every profile may read; each profile says which it uses and its defaults.
 SIZE_VARIABLES = (
@@ -25,6 +25,7 @@ SIZE_VARIABLES = (
     "FAULTS",
     "PHASE_SECONDS",
     "FAULT_SECONDS",
+    "WARMUP_SECONDS",
 )
 
 
@@ -52,6 +53,8 @@ class Profile:
         raise NotImplementedError
 
     def label(self, step: Step) -> str:
+        if step.label:
+            return step.label
         if step.users is not None:
             return plural(step.users, "user")
         return f"{step.target_rpm:g} RPM"
@@ -88,6 +91,13 @@ class Profile:
         return text
 
 
+def _warm_up_seconds(settings: dict) -> int:
+    seconds = int(settings["WARMUP_SECONDS"])
+    if seconds < 0:
+        raise ValueError("WARMUP_SECONDS must be 0 (no warm-up) or more")
+    return seconds
+
+
 def _step_seconds(settings: dict) -> int:
     seconds = int(settings["STEP_SECONDS"])
     if seconds < 1:
@@ -116,8 +126,8 @@ class Smoke(Ramp):
 
 class Rpm(Profile):
     name = "rpm"
-    help = "purchases at {RPM} per minute for {DURATION} s, open model"
-    defaults = {"RPM": "78", "DURATION": "600"}
+    help = "purchases at {RPM} per minute for {DURATION} s, open model, after {WARMUP_SECONDS} s of warm-up"
+    defaults = {"RPM": "78", "DURATION": "600", "WARMUP_SECONDS": "0"}
     thresholds = "p95<460 errors<0.01 missed<0.01"
     open_model = True
 
@@ -127,16 +137,25 @@ class Rpm(Profile):
         duration = int(settings["DURATION"])
         if duration < 1:
             raise ValueError("DURATION must be at least 1 second")
-        return Plan(self.name, [Step(0, 0, duration, target_rpm=target)], True, users_for(target))
+        steps = with_warm_up([Step(0, 0, duration, target_rpm=target)], _warm_up_seconds(settings), target)
+        return Plan(self.name, steps, True, users_for(target))
 
 
 class Capacity(Profile):
     name = "capacity"
     help = (
         "RPM steps from {RPM_START} by {RPM_STEP} to {RPM_MAX} (or a list in {RPM}), {STEP_SECONDS} s "
-        "each, until a threshold breaks; reports the highest RPM that held"
+        "each, until a threshold breaks; reports the highest RPM that held; first {WARMUP_SECONDS} s "
+        "of warm-up at the first rate, reported apart"
     )
-    defaults = {"RPM": "", "RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "6000", "STEP_SECONDS": "60"}
+    defaults = {
+        "RPM": "",
+        "RPM_START": "300",
+        "RPM_STEP": "300",
+        "RPM_MAX": "6000",
+        "STEP_SECONDS": "60",
+        "WARMUP_SECONDS": "60",
+    }
     unset = {"RPM": "unset"}
     thresholds = "p95<460 errors<0.01 missed<0.01"
     open_model = True
@@ -154,6 +173,7 @@ class Capacity(Profile):
                 raise ValueError("RPM_STEP must be positive")
             targets = [start + i * step for i in range(max(int((top - start) // step) + 1, 1))]
         steps = [Step(i, i * seconds, seconds, target_rpm=r) for i, r in enumerate(targets)]
+        steps = with_warm_up(steps, _warm_up_seconds(settings), targets[0])
         # A step is judged once its slowest requests have had time to end and be reported.
         grace = min(6, max(2, seconds // 2))
         return Plan(self.name, steps, True, users_for(max(targets)), grace=grace)
@@ -164,7 +184,7 @@ class Capacity(Profile):
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         from locustfiles.suite import thresholds
 
-        capacity, held = None, 0
+        capacity, held = None, 0  # summary["steps"] holds the measured steps (no warm-up)
         for row in summary["steps"]:
             row["held"] = bool(row["requests"]) and thresholds.judge(rules, row)["passed"]
             held += row["held"]
@@ -181,8 +201,11 @@ class Capacity(Profile):
 
 class Soak(Profile):
     name = "soak"
-    help = "{RPM} purchases per minute for {HOURS} hours in buckets of {BUCKET_SECONDS} s, with the p95 trend"
-    defaults = {"RPM": "1038", "HOURS": "64", "BUCKET_SECONDS": "3600"}
+    help = (
+        "{RPM} purchases per minute for {HOURS} hours in buckets of {BUCKET_SECONDS} s, with the p95 "
+        "trend; first {WARMUP_SECONDS} s of warm-up, reported apart"
+    )
+    defaults = {"RPM": "1038", "HOURS": "64", "BUCKET_SECONDS": "3600", "WARMUP_SECONDS": "60"}
     thresholds = "p95<460 errors<0.01 missed<0.01"
     open_model = True
     sections = ("soak",)
@@ -195,13 +218,15 @@ class Soak(Profile):
         if total < 1 or bucket < 1:
             raise ValueError("HOURS and BUCKET_SECONDS must give at least one second")
         steps = [
-            Step(i, i * bucket, min(bucket, total - i * bucket), target_rpm=target)
+            Step(i, i * bucket, min(bucket, total - i * bucket), target_rpm=target, label=f"bucket {i + 1}")
             for i in range(math.ceil(total / bucket))
         ]
-        return Plan(self.name, steps, True, users_for(target))
+        return Plan(
+            self.name, with_warm_up(steps, _warm_up_seconds(settings), target), True, users_for(target)
+        )
 
     def label(self, step: Step) -> str:
-        return f"bucket {step.index + 1}"
+        return step.label or f"bucket {step.index + 1}"
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         from locustfiles.suite import results

@@ -66,8 +66,9 @@ def step_rows(plan: Plan, steps: dict[int, StepStats], readings: dict[int, dict]
 
 
 def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = None) -> dict:
-    """The whole run (or its first ``up_to`` steps) as one row."""
-    chosen = [s for s in plan.steps if up_to is None or s.index < up_to]
+    """The whole run (or its steps before index ``up_to``) as one row: its measured steps, not
+    a warm-up."""
+    chosen = [s for s in plan.steps if not s.warm_up and (up_to is None or s.index < up_to)]
     merged, missed, arrivals = EndpointStats(), 0, 0
     endpoints: dict[str, EndpointStats] = {}
     for step in chosen:

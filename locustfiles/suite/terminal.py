@@ -58,6 +58,13 @@ def lines(summary: dict) -> list[str]:
             out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
     else:
         out += [f"  broken threshold: {b}" for b in broken]
+    warm = summary.get("warm_up")
+    if warm:
+        out.append(
+            f"warm-up (not judged, not in the table): {warm['seconds']:g} s at "
+            f"{_cell(warm, 'target_rpm')} RPM, {warm.get('requests')} requests, {warm.get('failures')} "
+            f"failed, {warm.get('missed')} missed, p95 {_cell(warm, 'p95')} ms"
+        )
     out.append("")
     out += table(summary["steps"], {**summary["overall"], "label": "all"})
     if any(row.get("thin") for row in summary["steps"]):

@@ -119,6 +119,8 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
     rows = results.step_rows(p, recorder.steps, readings(p, locust_cpu))
     for row, step in zip(rows, p.steps, strict=True):
         row["label"] = step_label(p, step)
+    warm_up = next((row for row, step in zip(rows, p.steps, strict=True) if step.warm_up), None)
+    rows = [row for row in rows if row is not warm_up]
     overall = {**results.overall_row(p, recorder.steps), "label": "all"}
     summary = {
         "profile": p.profile,
@@ -129,6 +131,7 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
         "started_from": "headless",
         "config": {"order_counter": "events"},
         "plan": p.as_dict(),
+        "warm_up": warm_up,
         "steps": rows,
         "overall": overall,
         "endpoints": {

@@ -150,3 +150,21 @@ def test_orders_left_in_fulfillment_error_are_explained_beside_nothing_lost():
 
     audit["orders_by_status"] = {"Complete": 100}
     assert texts(findings.audit_findings({"audit": audit}), "warning") == []
+
+
+def test_a_warm_up_is_reported_apart_and_says_what_it_would_have_broken():
+    planted = summary()
+    planted["verdict"]["thresholds"] = [{"threshold": "p95<460", "value": 80, "ok": True}]
+    cold = {"label": "warm-up", "seconds": 60, "target_rpm": 1200.0, "requests": 1200, "failures": 0}
+    planted["warm_up"] = {**cold, "missed": 3, "p50": 41, "p95": 1895}
+    (said,) = [t for t in texts(findings.findings(planted), "info") if "warm-up" in t]
+    assert said == (
+        "The run began with a 60 s warm-up at 1200 RPM, reported apart from the steps and not judged: "
+        "p50 41 ms, p95 1895 ms, 0 failures, 3 missed. It would have broken p95<460: a cold start, the "
+        "reason it is not a step. Its orders are in the audit's counts."
+    )
+    planted["warm_up"]["p95"] = 90
+    (said,) = [t for t in texts(findings.findings(planted), "info") if "warm-up" in t]
+    assert "would have broken" not in said
+    del planted["warm_up"]
+    assert not any("warm-up" in t for t in texts(findings.findings(planted)))

@@ -28,16 +28,52 @@ def test_rpm_schedules_arrivals_evenly_on_the_clock():
 
 def test_capacity_steps_from_a_list_or_a_range():
     listed = plan.from_env("capacity", {"RPM": "600 900 1200", "STEP_SECONDS": "10"})
-    assert [s.target_rpm for s in listed.steps] == [600, 900, 1200]
+    assert [s.target_rpm for s in listed.measured] == [600, 900, 1200]
     ranged = plan.from_env("capacity", {"RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "1500"})
-    assert [s.target_rpm for s in ranged.steps] == [300, 600, 900, 1200, 1500]
+    assert [s.target_rpm for s in ranged.measured] == [300, 600, 900, 1200, 1500]
     assert ranged.users >= 1500 / 60 * 5
 
 
 def test_soak_buckets_cover_the_hours_with_a_short_last_one():
     p = plan.from_env("soak", {"HOURS": "0.5", "BUCKET_SECONDS": "700"})
-    assert [s.seconds for s in p.steps] == [700, 700, 400]
+    assert [s.seconds for s in p.measured] == [700, 700, 400]
     assert {s.target_rpm for s in p.steps} == {1038}
+
+
+def test_capacity_and_soak_begin_with_a_warm_up_at_their_first_rate():
+    capacity = plan.from_env("capacity", {"RPM": "600 900", "STEP_SECONDS": "10"})
+    warm = capacity.steps[0]
+    assert (warm.warm_up, warm.label, warm.start, warm.seconds, warm.target_rpm) == (
+        True,
+        "warm-up",
+        0,
+        60,
+        600,
+    )
+    assert capacity.warm_up is warm
+    # The measured steps follow it, with their own lengths and rates.
+    assert [(s.index, s.start, s.seconds, s.target_rpm) for s in capacity.measured] == [
+        (1, 60, 10, 600),
+        (2, 70, 10, 900),
+    ]
+    assert capacity.seconds == 80
+    # Its arrivals come first: 600 per minute for a minute, then the steps'.
+    assert capacity.arrival_offset(599) < 60 < capacity.arrival_offset(600)
+    soak = plan.from_env("soak", {"HOURS": "0.5", "BUCKET_SECONDS": "900", "WARMUP_SECONDS": "120"})
+    assert [(s.label, s.start, s.target_rpm) for s in soak.steps] == [
+        ("warm-up", 0, 1038),
+        ("bucket 1", 120, 1038),
+        ("bucket 2", 1020, 1038),
+    ]
+
+
+def test_no_warm_up_when_asked_for_none_and_by_default_for_rpm():
+    assert plan.from_env("capacity", {"RPM": "600 900", "WARMUP_SECONDS": "0"}).warm_up is None
+    assert plan.from_env("soak", {"HOURS": "1", "WARMUP_SECONDS": "0"}).steps[0].label == "bucket 1"
+    assert plan.from_env("rpm", {}).warm_up is None
+    assert plan.from_env("rpm", {"WARMUP_SECONDS": "30"}).steps[0].warm_up
+    with pytest.raises(ValueError, match="WARMUP_SECONDS"):
+        plan.from_env("soak", {"WARMUP_SECONDS": "-1"})
 
 
 def test_a_second_belongs_to_the_step_it_falls_in():
@@ -68,7 +104,9 @@ def claimed_offsets(p, t0, workers):
 
 def test_workers_together_take_every_arrival_exactly_once():
     p = plan.from_env("capacity", {"RPM": "600 1200", "STEP_SECONDS": "10"})
-    expected = sorted(round(p.arrival_offset(k), 6) for k in range(300))
+    arrivals = sum(s.arrivals for s in p.steps)
+    assert arrivals == 600 + 100 + 200  # the warm-up's minute, then the steps
+    expected = sorted(round(p.arrival_offset(k), 6) for k in range(arrivals))
     for workers in (1, 2, 3):
         assert sorted(claimed_offsets(p, 1000.0, workers)) == expected
 

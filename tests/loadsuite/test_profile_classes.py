@@ -37,6 +37,8 @@ def test_a_profile_reads_its_variables_and_falls_back_to_its_defaults():
         ("ramp", Step(1, 10, 10, users=3), "3 users"),
         ("rpm", Step(0, 0, 10, target_rpm=78.0), "78 RPM"),
         ("soak", Step(1, 60, 60, target_rpm=1038.0), "bucket 2"),
+        ("soak", Step(2, 60, 60, target_rpm=1038.0, label="bucket 2"), "bucket 2"),
+        ("capacity", Step(0, 0, 60, target_rpm=600.0, label="warm-up", warm_up=True), "warm-up"),
         ("chaos", Step(0, 0, 30, target_rpm=300.0, fault="lms_down"), "lms_down"),
     ],
 )
@@ -230,3 +232,22 @@ def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
     del summary["capacity_rpm"]
     assert sections.header(summary)["reasons"] == ["threshold p95<460 (measured 900) broken"]
     assert [f["level"] for f in findings.verdict_findings(summary)] == ["problem"]
+
+
+def test_the_terminal_shows_the_warm_up_apart_from_the_table():
+    warm = {"label": "warm-up", "target_rpm": 300.0, "seconds": 60, "requests": 301, "failures": 2}
+    summary = {
+        "verdict": {"passed": True, "reasons": [], "thresholds": []},
+        "warm_up": {**warm, "missed": 1, "p95": 1895},
+        "steps": [{"label": "300 RPM", "target_rpm": 300.0, "requests": 300, "failures": 0, "p95": 60}],
+        "overall": {"requests": 300},
+        "audit": {"error": "no watermarks before the run"},
+    }
+    lines = terminal.lines(summary)
+    assert lines[1] == (
+        "warm-up (not judged, not in the table): 60 s at 300 RPM, 301 requests, 2 failed, 1 missed, "
+        "p95 1895 ms"
+    )
+    assert not any(line.startswith("warm-up ") for line in lines[2:])
+    del summary["warm_up"]
+    assert not any("warm-up" in line for line in terminal.lines(summary))

@@ -123,8 +123,9 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
 
 
 def test_capacity_reports_the_highest_rpm_that_held(stack_env):
-    code, folder, summary = run(stack_env, "capacity", RPM="120 240", STEP_SECONDS=4)
+    code, folder, summary = run(stack_env, "capacity", RPM="120 240", STEP_SECONDS=4, WARMUP_SECONDS=0)
     assert code == 0
+    assert summary["warm_up"] is None
     assert [r["target_rpm"] for r in summary["steps"]] == [120, 240]
     assert all(r["held"] for r in summary["steps"])
     assert summary["capacity_rpm"] == 240
@@ -132,20 +133,35 @@ def test_capacity_reports_the_highest_rpm_that_held(stack_env):
     assert_nothing_lost(summary)
 
 
-def test_capacity_stops_at_the_first_step_that_breaks(stack_env):
-    code, _, summary = run(stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=3, THRESHOLDS="p95<1")
+def test_capacity_stops_at_the_first_step_that_breaks_never_at_its_warm_up(stack_env):
+    code, folder, summary = run(
+        stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=3, THRESHOLDS="p95<1", WARMUP_SECONDS=3
+    )
     assert code == 1
     assert summary["capacity_rpm"] is None
+    # The warm-up broke p95<1 as well; the run went on to the first step and ended there.
+    warm = summary["warm_up"]
+    assert (warm["label"], warm["target_rpm"], warm["seconds"]) == ("warm-up", 120, 3)
+    assert warm["requests"] > 0 and warm["p95"] >= 1
     assert [r["target_rpm"] for r in summary["steps"]] == [120]
+    assert summary["steps"][0]["label"] == "120 RPM" and summary["steps"][0]["requests"] > 0
+    # "all" is the steps without the warm-up; the audit counts every order the run placed
+    # (with those of the step cut short when the first broke).
+    assert summary["overall"]["requests"] == summary["steps"][0]["requests"]
+    assert summary["audit"]["successes"] >= warm["requests"] + summary["steps"][0]["requests"]
     assert summary["seconds"] < summary["plan"]["seconds"]  # it stopped before the later steps
     assert_nothing_lost(summary)
+    report = (folder / "report.md").read_text()
+    assert "after a 3 s warm-up" in report and "Warm-up, before the steps: 3 s at 120 RPM" in report
 
 
 def test_soak_buckets_with_database_size_memory_and_trend(stack_env):
-    code, folder, summary = run(stack_env, "soak", RPM=240, HOURS=0.0025, BUCKET_SECONDS=3)
+    code, folder, summary = run(stack_env, "soak", RPM=240, HOURS=0.0025, BUCKET_SECONDS=3, WARMUP_SECONDS=2)
     assert code == 0
     rows = summary["steps"]
     assert len(rows) == 3 and all(r["target_rpm"] == 240 for r in rows)
+    assert [r["label"] for r in rows] == ["bucket 1", "bucket 2", "bucket 3"]
+    assert summary["warm_up"]["seconds"] == 2 and summary["trend"]["buckets"] == 3
     assert all(r["db_size_mb"] > 0 and r["rss_mb"]["ecommerce"] > 0 and r["suite_rss_mb"] > 0 for r in rows)
     assert set(summary["trend"]) >= {"p95_ms_per_bucket", "p95_first", "p95_last", "p95_change_pct"}
     assert_run_folder(folder, "soak.png")

@@ -37,7 +37,7 @@ def test_worker_reports_merge_into_the_same_steps_as_one_process():
 
 
 def test_missed_arrivals_go_to_the_step_they_were_due_in():
-    p = plan.from_env("capacity", {"RPM": "60 120", "STEP_SECONDS": "10"})
+    p = plan.from_env("capacity", {"RPM": "60 120", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"})
     recorder = Recorder(p)
     recorder.t0 = 1000
     recorder.missed([1001.5, 1012.5, 1013.5])

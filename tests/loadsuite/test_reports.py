@@ -135,8 +135,15 @@ def test_capacity_and_soak_reports_get_their_plots(tmp_path):
     capacity = {"capacity_rpm": 1200, "profile_sections": ["capacity"]}
     report.write(summary_for(p, recorder, capacity), tmp_path / "capacity")
     assert (tmp_path / "capacity" / "capacity.png").exists()
-    assert "Capacity: 1200 RPM, the highest target" in (tmp_path / "capacity" / "report.md").read_text()
-    p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12"})
+    text = (tmp_path / "capacity" / "report.md").read_text()
+    assert "Capacity: 1200 RPM, the highest target" in text
+    # The profile's warm-up has a table of its own, before the steps, and a line in the title.
+    assert text.splitlines()[0].endswith(": 600 RPM, 1200 RPM, 1800 RPM, after a 60 s warm-up")
+    assert text.index("Warm-up, before the steps: 60 s at 600 RPM") < text.index("| 600 RPM |")
+    assert text.count("| warm-up |") == 1
+    html = (tmp_path / "capacity" / "report.html").read_text()
+    assert "Warm-up, before the steps: 60 s at 600 RPM" in html and html.count(">warm-up<") == 1
+    p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12", "WARMUP_SECONDS": "0"})
     rows_trend = {
         "trend": results.soak_trend(results.step_rows(p, recorder.steps, {})),
         "profile_sections": ["soak"],

@@ -57,7 +57,9 @@ def test_a_database_that_did_not_grow_gives_no_bytes_per_order():
 
 
 def test_the_soak_report_states_the_growth_and_plots_p95_against_size(tmp_path):
-    p, recorder, _, _ = synthetic.recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12"})
+    p, recorder, _, _ = synthetic.recorded(
+        "soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12", "WARMUP_SECONDS": "0"}
+    )
     summary = synthetic.summary_for(p, recorder, {"profile_sections": ["soak"]})
     for row in summary["steps"]:
         row["tables"] = {"e.order_order": [1000 + 100 * row["index"], 1, 1, 10.0 + row["index"]]}

@@ -139,8 +139,10 @@ def header(summary: dict) -> dict:
     started_from = summary.get("started_from", "headless")
     preloaded = ((summary.get("config") or {}).get("database_at_start") or {}).get("preloaded_purchases")
     on = f", on {preloaded:,} preloaded purchases" if preloaded else ""
+    warm = summary.get("warm_up")
+    after = f", after a {fmt(warm['seconds'])} s warm-up" if warm else ""
     return {
-        "title": f"Load test report: {summary['profile']} run ({started_from}){steps}{on}",
+        "title": f"Load test report: {summary['profile']} run ({started_from}){steps}{after}{on}",
         "when": f"{summary['started']} to {summary['finished']} ({fmt(summary['seconds'])} s)",
         "passed": verdict["passed"],
         "badge": "verdict: PASS" if verdict["passed"] else "verdict: FAIL",
@@ -226,8 +228,9 @@ def steps(summary: dict) -> dict:
         "missed",
         *PERCENTILE_KEYS,
     ]
-    body = [
-        [
+
+    def line(row: dict) -> list:
+        return [
             label(row),
             row.get("users"),
             row.get("target_rpm"),
@@ -238,8 +241,20 @@ def steps(summary: dict) -> dict:
             row.get("missed"),
             *percentile_cells(row),
         ]
-        for row in rows
-    ]
+
+    warm = summary.get("warm_up")
+    warm_up_blocks = []
+    if warm:
+        warm_up_blocks = [
+            text(
+                f"Warm-up, before the steps: {fmt(warm['seconds'])} s at {fmt(warm.get('target_rpm'))} RPM. "
+                "The first minute after a start measures a cold stack (new workers, empty connection "
+                "pools, a buffer pool still reading its hot pages), so it is reported here and is in "
+                'no step, not in "all", the thresholds or the verdict. Its orders are audited with '
+                "the rest."
+            ),
+            table(headers, [line(warm)], [THIN_NOTE] if warm.get("thin") else []),
+        ]
     return section(
         "steps",
         "Order endpoint per step (ms)",
@@ -247,7 +262,8 @@ def steps(summary: dict) -> dict:
             "Percentiles are exact (millisecond histograms of every request, by start time, merged "
             "across Locust workers) for POST /api/commerce/v0/baskets/."
         ),
-        table(headers, body, [THIN_NOTE] if _has_thin(rows) else []),
+        *warm_up_blocks,
+        table(headers, [line(row) for row in rows], [THIN_NOTE] if _has_thin(rows) else []),
         image("percentiles.png", "Order endpoint percentiles per step"),
     )
 
