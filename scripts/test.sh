@@ -2,10 +2,30 @@
 # `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
 # Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
 # SUITES picks some of them by key: lint ansible unit lms_stub integration schema load browser
-# (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs).
+# (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs), or by the folder names ecommerce
+# and loadsuite; an unknown name is refused with the list, before anything is installed.
 # A MariaDB this command started is stopped at the end; one that was running stays up.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
+
+ALL_SUITES="lint ansible unit lms_stub integration schema load browser"
+# The folder names work too: tests/ecommerce runs with unit, tests/loadsuite is load.
+declare -A ALIASES=([ecommerce]=unit [loadsuite]=load)
+SUITES=${SUITES:-$ALL_SUITES}
+wanted=()
+for name in ${SUITES//,/ }; do
+  name=${ALIASES[$name]:-$name}
+  if [[ " $ALL_SUITES " != *" $name "* ]]; then
+    say "make test: unknown suite '$name' in SUITES; valid: $ALL_SUITES (or the folder names ecommerce, loadsuite)"
+    exit 2
+  fi
+  wanted+=("$name")
+done
+if [ ${#wanted[@]} -eq 0 ]; then
+  say "make test: SUITES names no suite; valid: $ALL_SUITES"
+  exit 2
+fi
+SUITES=" ${wanted[*]} "
 
 started=$(date +%s)
 "$ROOT/scripts/bootstrap.sh" || exit 1
@@ -22,7 +42,6 @@ export PYTHONPATH=$ROOT
 # touching a stack started by `make up`.
 unset ECOMMERCE_PORT LMS_PORT
 
-SUITES=${SUITES:-lint ansible unit lms_stub integration schema load browser}
 failed=()
 run() {
   local key=$1 name=$2
