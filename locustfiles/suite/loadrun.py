@@ -62,6 +62,7 @@ class LoadRun:
         self.answered_count = 0
         self.broken: int | None = None
         self.chaos_events: dict = {}
+        self.git_at_start: dict | None = None
         self.request_log = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
@@ -194,6 +195,7 @@ class LoadRun:
         except Exception as exc:  # the audit will say it could not run
             self.log(f"could not read the database before the run: {exc}")
             self.marks = None
+        self.git_at_start = provenance.git(ROOT)  # the code that runs (read again at the end)
         self.cpu_seconds = {self._own_name(): (now, _own_cpu_seconds())}
         self.cpu_before = dict(self.cpu_seconds)
         self.greenlets = [gevent.spawn(self._watch), gevent.spawn(self._guard_memory)]
@@ -447,6 +449,7 @@ class LoadRun:
             users=summary["load"]["users"],
             spawn_rate=summary["load"]["spawn_rate"],
             locust_workers=summary["load"]["locust_workers"],
+            git_at_start=self.git_at_start,
         )
         summary["findings"] = findings.findings(summary)
         self.sampler.close()

@@ -44,12 +44,20 @@ def collect(
     users,
     spawn_rate,
     locust_workers: int,
+    git_at_start: dict | None = None,
 ) -> dict:
     """The run's provenance (summary.json's "provenance"). ``env`` is the run's environment,
     ``running_settings`` what the running services were started with (services.running_settings;
-    {} if the stack recorded nothing)."""
+    {} if the stack recorded nothing). ``git_at_start`` is the checkout as the run began: that is
+    the code that ran; when the checkout differs at the end (a commit or an edit during a long
+    run), the end's state is kept beside it as ``changed_during_run``."""
+    found = git(ROOT)
+    if git_at_start is not None:
+        found, at_end = dict(git_at_start), found
+        if at_end != git_at_start:
+            found["changed_during_run"] = at_end
     return {
-        "git": git(ROOT),
+        "git": found,
         "host": machine(),
         "versions": versions(),
         "services": services(running_settings),

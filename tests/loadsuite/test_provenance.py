@@ -102,3 +102,26 @@ def test_the_load_settings_follow_the_environment():
 
 def test_outside_a_checkout_the_commit_is_unknown(tmp_path):
     assert provenance.git(tmp_path) == {"commit": "unknown", "dirty": "unknown"}
+
+
+def test_the_commit_is_the_one_the_run_began_on_and_a_change_during_it_is_kept(unreachable_mariadb):
+    now = provenance.git(provenance.ROOT)
+    began = {"commit": "0" * 40, "dirty": False}
+    found = collect_at_start(began)
+    # What ran is the start's checkout; the end's differs, so it is kept beside it.
+    assert found["git"] == {**began, "changed_during_run": now}
+    assert collect_at_start(now)["git"] == now  # nothing changed: nothing added
+
+
+def collect_at_start(git_at_start):
+    return provenance.collect(
+        {},
+        {},
+        profile="soak",
+        started_from="headless",
+        host="http://127.0.0.1:18000",
+        users=3,
+        spawn_rate=None,
+        locust_workers=0,
+        git_at_start=git_at_start,
+    )

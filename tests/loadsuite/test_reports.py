@@ -332,3 +332,15 @@ def test_the_timeline_is_plotted_with_the_step_boundaries(tmp_path):
     (tmp_path / "timeline.png").unlink()
     text, _ = written(tmp_path, summary)
     assert "No timeline was recorded for this run." in text and not (tmp_path / "timeline.png").exists()
+
+
+def test_a_checkout_changed_during_the_run_is_said_in_the_test_setup(tmp_path):
+    p, recorder, _ = recorded()
+    summary = summary_for(p, recorder)
+    text, _ = written(tmp_path / "same", summary)
+    assert "changed during the run" not in text
+    summary["provenance"]["git"]["changed_during_run"] = {"commit": "f" * 40, "dirty": True}
+    text, html = written(tmp_path / "changed", summary)
+    assert "| commit | 0123456789abcdef0123456789abcdef01234567 |" in text
+    assert f"| changed during the run | at the end: {'f' * 40} (with uncommitted changes) |" in text
+    assert "changed during the run" in html

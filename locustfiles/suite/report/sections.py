@@ -178,7 +178,8 @@ def provenance(summary: dict) -> dict:
         "Test setup",
         table(
             ["source", ""],
-            [["commit", cell(git["commit"], "code")], ["uncommitted changes", dirty]],
+            [["commit", cell(git["commit"], "code")], ["uncommitted changes", dirty]]
+            + _changed_during_run(git.get("changed_during_run")),
         ),
         table(
             ["host", ""],
@@ -212,6 +213,14 @@ def provenance(summary: dict) -> dict:
             ],
         ),
     )
+
+
+def _changed_during_run(at_end: dict | None) -> list[list]:
+    """A row saying how the checkout differed when the run ended from when it began."""
+    if not at_end:
+        return []
+    dirty = "with uncommitted changes" if at_end.get("dirty") is True else "clean"
+    return [["changed during the run", cell(f"at the end: {at_end.get('commit')} ({dirty})", "code")]]
 
 
 def steps(summary: dict) -> dict:
