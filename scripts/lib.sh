@@ -24,6 +24,8 @@ export CATALOG_COURSES=${CATALOG_COURSES:-100}
 # A second stack (the tests', say) may share this checkout's MariaDB by setting MYSQL_DIR.
 MYSQL_DIR=${MYSQL_DIR:-$VAR_DIR/mysql}
 MYSQL_SOCKET=$MYSQL_DIR/mysqld.sock
+# Static files come from the installed packages only: stacks of one checkout may share them.
+export STATIC_DIR=${STATIC_DIR:-$VAR_DIR/static}
 LOG_DIR=$VAR_DIR/log
 RUN_DIR=$VAR_DIR/run
 

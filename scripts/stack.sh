@@ -57,7 +57,7 @@ seed_catalog() {
 # collectstatic compresses every file each time (about 13 s); the files come only from the
 # installed packages, so collect again only when the virtualenv's requirements changed.
 collect_static() {
-  local stamp="$VAR_DIR/static/.collected-for" wanted
+  local stamp="$STATIC_DIR/.collected-for" wanted
   wanted=$(cat "$ROOT/.venv/.requirements.sha" 2>/dev/null || true)
   if [ -n "$wanted" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
     return 0

@@ -103,7 +103,9 @@ USE_TZ = True
 SITE_ID = 1
 
 STATIC_URL = "/static/"
-STATIC_ROOT = VAR_DIR / "static"
+# Collected from the installed packages only, so stacks of one checkout may share it (the
+# test suites' stacks do: STATIC_DIR).
+STATIC_ROOT = Path(env_str("STATIC_DIR", str(VAR_DIR / "static")))
 MEDIA_URL = "/media/"
 MEDIA_ROOT = VAR_DIR / "media"
 STORAGES = {

@@ -11,7 +11,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import mysql
+from tests.support import templates
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -46,12 +46,22 @@ def manage(settings_module: str, *args: str, env: dict | None = None) -> str:
 
 def prepare_database(service: str, database: str, env: dict | None = None, courses: int = 5) -> None:
     """A fresh, migrated database for ``service`` (seeded with ``courses`` seats for ecommerce)."""
+    migrated_database(service, database, env)
     _, _, settings_module, db_var = SERVICES[service]
-    mysql.recreate_database(database)
     env = {**(env or {}), db_var: database}
-    manage(settings_module, "migrate", "--noinput", "-v0", env=env)
     if service == "ecommerce":
         manage(settings_module, "seed_catalog", "--courses", str(courses), env=env)
+
+
+def migrated_database(service: str, database: str, env: dict | None = None) -> None:
+    """``database`` freshly made and migrated for ``service``: a copy of the migrated template
+    (tests/support/templates.py), which the first call migrates."""
+    _, _, settings_module, db_var = SERVICES[service]
+
+    def migrate(name: str) -> None:
+        manage(settings_module, "migrate", "--noinput", "-v0", env={**(env or {}), db_var: name})
+
+    templates.clone(templates.ensure_template(service, migrate), database)
 
 
 @dataclass

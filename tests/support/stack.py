@@ -10,7 +10,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.support.servers import free_port
+from tests.support import mysql
+from tests.support.servers import free_port, migrated_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,6 +23,8 @@ def stack_environment(name: str, databases: tuple[str, str], **extra: str) -> di
     return {
         **os.environ,
         "VAR_DIR": str(ROOT / "var" / "test" / name),
+        # Collected once for every test stack (they come from the installed packages only).
+        "STATIC_DIR": str(ROOT / "var" / "test" / "static"),
         "MYSQL_DIR": str(ROOT / "var" / "mysql"),
         "LMS_PORT": str(lms_port),
         "ECOMMERCE_PORT": str(ecommerce_port),
@@ -39,6 +42,14 @@ def stack_environment(name: str, databases: tuple[str, str], **extra: str) -> di
 
 
 def stack_up(env: dict) -> None:
+    """scripts/stack.sh up, on databases copied from the migrated templates when they do not
+    exist yet (its own migrate then has nothing to do)."""
+    for service, variable in (("ecommerce", "ECOMMERCE_DB_NAME"), ("lms_stub", "LMS_DB_NAME")):
+        database = env[variable]
+        if database.startswith("test_") and not mysql.query(
+            "information_schema", "SELECT 1 FROM SCHEMATA WHERE SCHEMA_NAME = %s", [database]
+        ):
+            migrated_database(service, database, env)
     done = subprocess.run(
         [str(ROOT / "scripts/stack.sh"), "up"], env=env, capture_output=True, text=True, timeout=300
     )
