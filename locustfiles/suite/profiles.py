@@ -231,7 +231,9 @@ class Soak(Profile):
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         from locustfiles.suite import results
 
-        summary["trend"] = results.soak_trend(summary["steps"])
+        # Memory is read from the first bucket on when a warm-up ran before it; otherwise the
+        # first bucket is the warm-up.
+        summary["trend"] = results.soak_trend(summary["steps"], 0 if summary.get("warm_up") else 1)
         return super().judge(summary, rules)
 
 

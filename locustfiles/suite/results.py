@@ -122,14 +122,14 @@ def soak_trend(rows: list[dict], warm_up_buckets: int = 1) -> dict:
         slope = _slope(series)
         if slope is not None:
             rss[group] = {
-                "mb_per_bucket": round(slope, 2),
+                "mb_per_bucket": round(slope, 2) + 0.0,  # + 0.0: no "-0" for a flat line
                 "first_mb": series[0][1],
                 "last_mb": series[-1][1],
             }
     slope = _slope(points)
     return {
         "buckets": len(points),
-        "p95_ms_per_bucket": round(slope, 2) if slope is not None else None,
+        "p95_ms_per_bucket": round(slope, 2) + 0.0 if slope is not None else None,
         "p95_first": first,
         "p95_last": last,
         "p95_change_pct": round(100 * (last - first) / first, 1) if first else None,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import compare, hosts, plan, report, results
+from locustfiles.suite import compare, hosts, plan, profiles, report, results
 from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
 from tests.loadsuite import synthetic
@@ -64,6 +64,24 @@ def test_soak_memory_growth_is_measured_after_the_warm_up_bucket():
     growth = results.soak_trend(rows)["rss_after_warm_up"]
     assert growth["ecommerce"] == {"mb_per_bucket": 0.5, "first_mb": 380.5, "last_mb": 382.5}
     assert growth["lms_stub"]["mb_per_bucket"] == 0
+    # After a warm-up phase every bucket counts, and a flat line is 0, never "-0".
+    rows[0]["rss_mb"]["ecommerce"] = 380.0
+    rows[-1]["rss_mb"]["lms_stub"] = 199.999
+    after_warm_up = results.soak_trend(rows, warm_up_buckets=0)["rss_after_warm_up"]
+    assert after_warm_up["ecommerce"]["first_mb"] == 380.0
+    assert str(after_warm_up["lms_stub"]["mb_per_bucket"]) == "0.0"
+
+
+def test_the_soak_report_says_from_which_bucket_memory_is_read(tmp_path):
+    p, recorder, _ = recorded("soak", {"HOURS": "0.01", "BUCKET_SECONDS": "12", "WARMUP_SECONDS": "5"})
+    summary = summary_for(p, recorder, {"profile_sections": ["soak"]})
+    profiles.get("soak").judge(summary, [])
+    text, _ = written(tmp_path / "warm", summary)
+    assert "Peak RSS of every bucket after the 5 s warm-up." in text
+    summary["warm_up"] = None
+    profiles.get("soak").judge(summary, [])
+    text, _ = written(tmp_path / "cold", summary)
+    assert "Peak RSS from bucket 2 on (bucket 1 filled pools and caches; no warm-up ran)." in text
 
 
 def summary_for(p, recorder, profile_extra=None):

@@ -581,6 +581,16 @@ def capacity(summary: dict) -> dict:
     )
 
 
+def _rss_note(summary: dict, trend: dict) -> str:
+    skipped = trend.get("warm_up_buckets", 1)
+    if skipped:
+        first = "bucket 1" if skipped == 1 else f"buckets 1–{skipped}"
+        return f"Peak RSS from bucket {skipped + 1} on ({first} filled pools and caches; no warm-up ran)."
+    warm = summary.get("warm_up") or {}
+    after = f" after the {fmt(warm.get('seconds'))} s warm-up" if warm else ""
+    return f"Peak RSS of every bucket{after}."
+
+
 def soak(summary: dict) -> dict:
     trend = summary.get("trend") or {}
     lines = [
@@ -601,7 +611,7 @@ def soak(summary: dict) -> dict:
         table(
             ["process group", "MB per bucket", "first MB", "last MB"],
             rows,
-            [f"Peak RSS after the first {plural(trend.get('warm_up_buckets', 1), 'bucket')} (warm-up)."],
+            [_rss_note(summary, trend)],
         )
         if rows
         else None,
