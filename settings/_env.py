@@ -16,6 +16,20 @@ def env_str(name: str, default=_MISSING) -> str:
     return value
 
 
+def require_secrets(names: tuple[str, ...], deployment: str) -> None:
+    """Refuse to start a deployment (``deployment`` names it in the message) unless every one of
+    ``names`` is set, and to none of the local defaults: those are in the repository for
+    everyone to read ("local-only-…", "orders-local-password")."""
+    missing = [name for name in names if not os.environ.get(name)]
+    if missing:
+        raise ImproperlyConfigured(f"{deployment} need these environment variables: " + ", ".join(missing))
+    local = [name for name in names if "local-only" in os.environ[name] or "-local-" in os.environ[name]]
+    if local:
+        raise ImproperlyConfigured(
+            f"these {deployment} still have a local default value: " + ", ".join(local)
+        )
+
+
 def _env_number(name: str, default, kind, description: str):
     raw = os.environ.get(name, "")
     if raw == "":

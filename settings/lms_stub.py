@@ -5,10 +5,7 @@ admin, no templates. The shared secrets must match ecommerce's: JWT_SECRET_KEY s
 learner tokens ecommerce accepts, EDX_API_KEY is what ecommerce presents to the enrollment API.
 """
 
-import os
 from pathlib import Path
-
-from django.core.exceptions import ImproperlyConfigured
 
 from settings._env import (
     env_bool,
@@ -17,22 +14,19 @@ from settings._env import (
     env_list,
     env_str,
     mysql_database,
+    require_secrets,
     use_mysql_driver,
 )
 from settings._logging import console_logging
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses the local defaults: with a known
-# secret key anyone could forge a learner's session cookie.
+# A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses missing secrets and the local defaults:
+# with a known secret key anyone could forge a learner's session cookie.
 if env_bool("LMS_REQUIRE_SECRETS", False):
-    _missing = [
-        name
-        for name in ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD")
-        if not os.environ.get(name)
-    ]
-    if _missing:
-        raise ImproperlyConfigured("lms_stub needs these environment variables: " + ", ".join(_missing))
+    require_secrets(
+        ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"), "lms_stub settings"
+    )
 
 SECRET_KEY = env_str("LMS_SECRET_KEY", "local-only-lms-secret-key-do-not-deploy")
 DEBUG = False

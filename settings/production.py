@@ -1,11 +1,7 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
 without them instead of running with the local defaults of base.py."""
 
-import os
-
-from django.core.exceptions import ImproperlyConfigured
-
-from settings._env import env_bool, env_int, env_str
+from settings._env import env_bool, env_int, env_str, require_secrets
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
@@ -15,17 +11,7 @@ REQUIRED_SECRETS = (
     "MYSQL_PASSWORD",
     "ECOMMERCE_ALLOWED_HOSTS",
 )
-_missing = [name for name in REQUIRED_SECRETS if not os.environ.get(name)]
-if _missing:
-    raise ImproperlyConfigured("production settings need these environment variables: " + ", ".join(_missing))
-# The local defaults are in the repository for everyone to read: never accept them here.
-_local = [
-    name for name in REQUIRED_SECRETS if "local-only" in os.environ[name] or "-local-" in os.environ[name]
-]
-if _local:
-    raise ImproperlyConfigured(
-        "these production settings still have a local default value: " + ", ".join(_local)
-    )
+require_secrets(REQUIRED_SECRETS, "production settings")
 
 DEBUG = False
 

@@ -119,13 +119,47 @@ def test_the_secret_scan_finds_what_it_looks_for():
     assert not any(p.search('EDX_API_KEY = "local-only-edx-api-key"') for p in SECRET_PATTERNS)
 
 
-def test_a_deployed_lms_stub_refuses_the_local_defaults():
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY")
-    }
-    env.update(LMS_REQUIRE_SECRETS="true", DJANGO_SETTINGS_MODULE="settings.lms_stub")
-    result = subprocess.run(
+LMS_SECRETS = {
+    "LMS_SECRET_KEY": "l" * 64,
+    "JWT_SECRET_KEY": "j" * 64,
+    "EDX_API_KEY": "e" * 40,
+    "MYSQL_PASSWORD": "p" * 20,
+}
+
+
+def lms_check(env_changes: dict) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in LMS_SECRETS}
+    env.update(env_changes, LMS_REQUIRE_SECRETS="true", DJANGO_SETTINGS_MODULE="settings.lms_stub")
+    return subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
+
+
+def test_a_deployed_lms_stub_refuses_missing_secrets():
+    result = lms_check({"JWT_SECRET_KEY": "j" * 64, "MYSQL_PASSWORD": "p" * 20})
     assert result.returncode != 0
-    assert "LMS_SECRET_KEY" in result.stderr and "EDX_API_KEY" in result.stderr
+    assert "need these environment variables: LMS_SECRET_KEY, EDX_API_KEY" in result.stderr
+
+
+# The local defaults of settings/lms_stub.py and scripts/lib.sh, exactly as they are written there.
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("LMS_SECRET_KEY", "local-only-lms-secret-key-do-not-deploy"),
+        ("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy"),
+        ("EDX_API_KEY", "local-only-edx-api-key"),
+        ("MYSQL_PASSWORD", "orders-local-password"),
+    ],
+)
+def test_a_deployed_lms_stub_refuses_the_local_defaults(name, value):
+    source = (ROOT / ("scripts/lib.sh" if name == "MYSQL_PASSWORD" else "settings/lms_stub.py")).read_text()
+    assert value in source  # the value really is the local default
+    result = lms_check({**LMS_SECRETS, name: value})
+    assert result.returncode != 0
+    assert f"still have a local default value: {name}" in result.stderr
+
+
+def test_a_deployed_lms_stub_starts_with_its_secrets():
+    result = lms_check(LMS_SECRETS)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
