@@ -11,8 +11,9 @@ import pytest
 import requests
 
 from ecommerce.courses.definition import seat
-from tests.schema.conftest import API_KEY, CASES, STAFF, learner_token
+from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, STAFF, learner_token
 from tests.schema.invariants import assert_rejected_cleanly, error_shape_problem
+from tests.support import mysql
 
 pytestmark = pytest.mark.slow
 
@@ -360,6 +361,13 @@ def test_an_awkward_token_claim(caller, databases, claim, label):
         assert_rejected_cleanly(response, databases, before)
         if len(token) < 8000:  # longer ones are refused by the HTTP server as too large (431)
             assert response.status_code == 401
+        return
+    # Accepted: the learner is stored under exactly that name (and email), compared in Python,
+    # not by the column's case- and accent-insensitive collation.
+    stored = mysql.query(ECOMMERCE_DB, "SELECT username, email FROM auth_user WHERE username = %s", [name])
+    assert [row[0] for row in stored].count(name) == 1, stored
+    if claim == "email":
+        assert [row[1] for row in stored if row[0] == name] == [value]
 
 
 @pytest.mark.parametrize("label", list(AWKWARD))
