@@ -1,6 +1,7 @@
-"""Rule 2 under real concurrency: K orders for one seat, spread over several gunicorn worker
-processes, wait on no row lock (with the rollup folding meanwhile) and leave the purchase
-count at exactly K;
+"""Rule 2 under real concurrency: K orders for one seat, all in flight at once over several
+gunicorn worker processes, wait on no row lock (with the rollup folding meanwhile) and leave
+the purchase count at exactly K, while Oscar's counter under the same load does wait (the
+positive control);
 Oscar's dashboard report shows the folded number. ORDER_COUNTER=oscar brings back Oscar's
 per-order counter for comparison runs."""
 
@@ -10,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -38,6 +40,31 @@ def waiting_events(course: int) -> int:
     return mysql.count(ECOMMERCE_DB, "counters_purchaseevent", "product_id = %s", [product_id(course)])
 
 
+def at_once(url: str, course: int, k: int = K) -> list[int]:
+    """K orders for one seat from K threads released together by a barrier: all K are in
+    flight at once, not K spread over a smaller pool. Their status codes."""
+    barrier = threading.Barrier(k)
+
+    def one(_):
+        name = new_name()
+        barrier.wait(timeout=30)
+        return order(url, name, course).status_code
+
+    with ThreadPoolExecutor(k) as pool:
+        return list(pool.map(one, range(k)))
+
+
+def lock_waits_during(action) -> tuple[object, int]:
+    """What ``action()`` returned, and the row lock waits MariaDB counted meanwhile."""
+    status = StatusReader()
+    try:
+        waits = status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"]
+        result = action()
+        return result, status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"] - waits
+    finally:
+        status.close()
+
+
 def test_concurrent_orders_for_one_seat_wait_on_no_lock_and_count_exactly(stack):
     """The rollup loop folds while the orders arrive: neither waits on the other."""
     service = stack.another_ecommerce(workers=3)
@@ -51,14 +78,7 @@ def test_concurrent_orders_for_one_seat_wait_on_no_lock_and_count_exactly(stack)
         stderr=subprocess.DEVNULL,
     )
     try:
-        status = StatusReader()
-        try:
-            waits = status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"]
-            with ThreadPoolExecutor(30) as pool:
-                codes = list(pool.map(lambda _: order(service.url, new_name(), COURSE).status_code, range(K)))
-            lock_waits = status.read("Innodb_row_lock_waits")["Innodb_row_lock_waits"] - waits
-        finally:
-            status.close()
+        codes, lock_waits = lock_waits_during(lambda: at_once(service.url, COURSE))
     finally:
         rollup.send_signal(signal.SIGTERM)  # it folds what is left, then exits
         rollup.wait(60)
@@ -84,6 +104,21 @@ def test_the_dashboard_report_shows_the_folded_count(stack):
     assert report.status_code == 200
     rows = {row[0]: row for row in csv.reader(io.StringIO(report.text))}
     assert int(rows[seat(COURSE).title][3]) == folded_purchases(COURSE) > 0
+
+
+def test_oscar_counter_under_the_same_concurrency_waits_on_its_row(stack):
+    """The positive control of the test above: the lock wait counter does see waits when they
+    happen. Oscar's counter updates the seat's one row inside every order's transaction, so K
+    orders at once queue on it."""
+    service = stack.another_ecommerce(workers=3, ORDER_COUNTER="oscar")
+    try:
+        before = folded_purchases(3)
+        codes, lock_waits = lock_waits_during(lambda: at_once(service.url, 3))
+    finally:
+        service.stop()
+    assert codes == [201] * K
+    assert lock_waits > 0
+    assert folded_purchases(3) - before == K
 
 
 def test_order_counter_oscar_counts_inside_each_order(stack):
