@@ -4,7 +4,7 @@
 # SUITES picks some of them by key: lint ansible unit lms_stub integration schema load browser
 # (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs), or by the folder names ecommerce
 # and loadsuite; an unknown name is refused with the list, before anything is installed.
-# A MariaDB this command started is stopped at the end; one that was running stays up.
+# Its MariaDB is its own (var/test/mysql, a free port); a running `make up` is left alone.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -30,11 +30,16 @@ SUITES=" ${wanted[*]} "
 started=$(date +%s)
 "$ROOT/scripts/bootstrap.sh" || exit 1
 
-db_was_running=0
-"$ROOT/scripts/mysql.sh" status >/dev/null 2>&1 && db_was_running=1
-"$ROOT/scripts/mysql.sh" up || exit 1
-stop_db() { [ "$db_was_running" = 1 ] || "$ROOT/scripts/mysql.sh" down; }
-trap stop_db EXIT
+# The tests' own MariaDB: a datadir under var/test/mysql on a free port (TEST_MYSQL_PORT picks
+# one), so a stack that `make up` or `make run` keeps running, its MariaDB included, is never
+# touched; the chaos test restarts this one. Its templates stay between runs; it is stopped at
+# the end, and one a crashed run left behind is stopped first (it may listen on another port).
+export MYSQL_DIR=${TEST_MYSQL_DIR:-$ROOT/var/test/mysql}
+test_db() { VAR_DIR="$(dirname "$MYSQL_DIR")" "$ROOT/scripts/mysql.sh" "$@"; }
+test_db down >/dev/null 2>&1 || true
+export MYSQL_PORT=${TEST_MYSQL_PORT:-$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+test_db up || exit 1
+trap 'test_db down' EXIT
 
 cd "$ROOT"
 export PYTHONPATH=$ROOT

@@ -25,7 +25,7 @@ def stack_environment(name: str, databases: tuple[str, str], **extra: str) -> di
         "VAR_DIR": str(ROOT / "var" / "test" / name),
         # Collected once for every test stack (they come from the installed packages only).
         "STATIC_DIR": str(ROOT / "var" / "test" / "static"),
-        "MYSQL_DIR": str(ROOT / "var" / "mysql"),
+        "MYSQL_DIR": os.environ.get("MYSQL_DIR", str(ROOT / "var" / "mysql")),  # make test's own
         "LMS_PORT": str(lms_port),
         "ECOMMERCE_PORT": str(ecommerce_port),
         "LMS_URL": f"http://127.0.0.1:{lms_port}",

@@ -64,3 +64,58 @@ def test_the_folder_names_are_suites_too():
         timeout=30,
     )
     assert done.returncode == 2 and "unknown suite 'nope'" in done.stderr, done.stderr
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_make_test_runs_beside_a_running_mariadb_and_leaves_it_alone(tmp_path):
+    """A developer's MariaDB (as `make up` starts it) keeps running, untouched, while make test
+    runs on one of its own, even with the developer's MYSQL_PORT and MYSQL_DIR exported."""
+    developer = {
+        **os.environ,
+        "VAR_DIR": str(tmp_path / "dev"),
+        "MYSQL_DIR": str(tmp_path / "dev" / "mysql"),
+        "MYSQL_PORT": str(free_port()),
+    }
+    mysql_sh = str(ROOT / "scripts/mysql.sh")
+    subprocess.run([mysql_sh, "up"], env=developer, check=True, capture_output=True, timeout=120)
+    try:
+        pid = (tmp_path / "dev" / "mysql" / "mysqld.pid").read_text()
+
+        def databases():
+            """The developer's databases, and how many were ever created on that server (a test's
+            own are dropped again: only the counter shows they were made there)."""
+            shown = subprocess.run(
+                [mysql_sh, "shell", "-N", "-e", "SHOW DATABASES; SHOW GLOBAL STATUS LIKE 'Com_create_db'"],
+                env=developer,
+                capture_output=True,
+                text=True,
+            )
+            return sorted(shown.stdout.split())
+
+        before = databases()
+        done = subprocess.run(
+            [str(ROOT / "scripts/test.sh"), "-k", "test_a_copy_has_the_tables_keys_foreign_keys_and_rows"],
+            cwd=ROOT,
+            env={**developer, "SUITES": "unit", "TEST_MYSQL_DIR": str(tmp_path / "test" / "mysql")},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert "1 passed" in done.stdout
+        # The developer's server is the same process, with the same databases, on its port.
+        assert (tmp_path / "dev" / "mysql" / "mysqld.pid").read_text() == pid
+        assert databases() == before
+        # make test's own server was stopped.
+        assert not (tmp_path / "test" / "mysql" / "mysqld.pid").exists() or not os.path.exists(
+            f"/proc/{(tmp_path / 'test' / 'mysql' / 'mysqld.pid').read_text().strip()}"
+        )
+    finally:
+        subprocess.run([mysql_sh, "down"], env=developer, capture_output=True, timeout=120)
