@@ -9,7 +9,8 @@ import hmac
 from django.conf import settings
 from django.http import JsonResponse
 
-from ecommerce.core import strict_json
+from common import strict_json
+from common.contract import errors as contract
 
 
 class BadRequest(Exception):
@@ -19,7 +20,7 @@ class BadRequest(Exception):
 
 
 def error(status: int, code: str, message: str, **extra) -> JsonResponse:
-    return JsonResponse({"error": code, "message": message, **extra}, status=status)
+    return JsonResponse(contract.body(code, message, **extra), status=status)
 
 
 def json_body(request) -> dict:
@@ -29,7 +30,7 @@ def json_body(request) -> dict:
     try:
         data = strict_json.loads(request.body or b"null")
     except strict_json.NotJson as exc:
-        raise BadRequest(f"The body is not valid JSON: {exc}.", "malformed_json") from None
+        raise BadRequest(contract.not_json(str(exc)), contract.MALFORMED_JSON) from None
     if not isinstance(data, dict):
         raise BadRequest("The body must be a JSON object.")
     return data
@@ -99,10 +100,11 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request, exception):
         from django.db import InterfaceError, OperationalError
 
-        from ecommerce.dbpool import PoolExhausted
+        from common.dbpool import PoolExhausted
 
         if isinstance(exception, (OperationalError, InterfaceError, PoolExhausted)):
-            response = error(503, "database_unavailable", "The database cannot be reached; retry shortly.")
-            response["Retry-After"] = "1"
+            unavailable = contract.DATABASE_UNAVAILABLE
+            response = error(unavailable.status, unavailable.code, unavailable.message)
+            response["Retry-After"] = contract.RETRY_AFTER_SECONDS
             return response
         return None

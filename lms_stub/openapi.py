@@ -7,7 +7,9 @@ process does; tests/schema fuzzes the running service against it.
 
 from django.conf import settings
 
-from ecommerce.courses.definition import ORG, RUN, SEAT_MODE, seat
+from common.contract import errors as contract_errors
+from common.contract import health as contract_health
+from common.contract.courses import ORG, RUN, SEAT_MODE, seat
 from lms_stub.faults.views import LIMITS
 
 
@@ -59,13 +61,7 @@ def _components() -> dict:
     }
     return {
         "schemas": {
-            "Error": {
-                "type": "object",
-                "description": "Every answer that is not a success; some add context next to these keys.",
-                "required": ["error", "message"],
-                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                "additionalProperties": True,
-            },
+            "Error": contract_errors.SCHEMA,
             "Learner": {
                 "type": "object",
                 "required": ["username", "email", "user_id", "csrf_token"],
@@ -162,15 +158,7 @@ def _components() -> dict:
                 },
                 "additionalProperties": False,
             },
-            "Health": {
-                "type": "object",
-                "required": ["status", "database"],
-                "properties": {
-                    "status": {"type": "string", "enum": ["ok"]},
-                    "database": {"type": "string", "enum": ["ok"]},
-                },
-                "additionalProperties": False,
-            },
+            "Health": contract_health.SCHEMA,
         },
         "securitySchemes": {
             "session": {

@@ -5,6 +5,8 @@ from django.db import connection, transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from common.contract import errors as contract
+from common.contract import health as contract_health
 from lms_stub.http import allow_methods, error
 from lms_stub.openapi import document
 
@@ -16,9 +18,9 @@ def health(request):
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-    except Exception:  # any database failure means "not healthy"
-        return error(503, "unavailable", "The database cannot be reached.")
-    return JsonResponse({"status": "ok", "database": "ok"})
+    except Exception as exc:  # any database failure means "not healthy"
+        return JsonResponse(contract_health.unhealthy(str(exc)[:200]), status=503)
+    return JsonResponse(contract_health.HEALTHY)
 
 
 @csrf_exempt
@@ -30,19 +32,21 @@ def schema(request):
 
 
 def bad_request(request, exception=None):
-    return error(400, "bad_request", "The request could not be read.")
+    return error(contract.BAD_REQUEST.status, contract.BAD_REQUEST.code, contract.BAD_REQUEST.message)
 
 
 def forbidden(request, exception=None):
-    return error(403, "permission_denied", "Not allowed.")
+    denied = contract.PERMISSION_DENIED
+    return error(denied.status, denied.code, denied.message)
 
 
 def not_found(request, exception=None):
-    return error(404, "not_found", "No such resource.")
+    return error(contract.NOT_FOUND.status, contract.NOT_FOUND.code, contract.NOT_FOUND.message)
 
 
 def server_error(request):
-    return error(500, "server_error", "The server failed to answer this request.")
+    failed = contract.SERVER_ERROR
+    return error(failed.status, failed.code, failed.message)
 
 
 def csrf_failure(request, reason=""):

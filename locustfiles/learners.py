@@ -12,7 +12,8 @@ import time
 
 from locust import FastHttpUser, between
 
-from ecommerce.courses.definition import catalogue
+from common.contract import paths
+from common.contract.courses import catalogue
 from locustfiles.suite import hooks  # noqa: F401  (registers the suite's events)
 from locustfiles.suite.arrivals import ArrivalsMixin
 from locustfiles.suite.provenance import load_settings
@@ -21,8 +22,8 @@ SETTINGS = load_settings(os.environ)  # the report's provenance states the same 
 COURSES = [s.course_id for s in catalogue(SETTINGS["courses"])]
 BUY_WEIGHT = SETTINGS["weights"]["buy"]
 READ_WEIGHT = SETTINGS["weights"]["read"]
-BASKET = "/api/commerce/v0/baskets/"
-ORDER = "/api/commerce/v1/orders/[number]/"
+BASKET = paths.COMMERCE_BASKETS
+ORDER = paths.COMMERCE_ORDERS + "[number]/"  # the name all order reads are counted under
 
 
 class LearnerJourney(FastHttpUser):
@@ -34,7 +35,7 @@ class LearnerJourney(FastHttpUser):
     def buy_seat(self):
         self.client.cookiejar.clear()  # a new learner: a repeat purchase would be answered 409
         self.last_order = None
-        login = self.client.get("/auto_auth", name="/auto_auth")
+        login = self.client.get(paths.AUTO_AUTH, name=paths.AUTO_AUTH)
         if login.status_code != 201:
             return
         started = time.time()
@@ -53,7 +54,7 @@ class LearnerJourney(FastHttpUser):
     def read_order(self):
         if self.last_order is None:
             return self.buy_seat()
-        self.client.get(f"/api/commerce/v1/orders/{self.last_order}/", name=ORDER)
+        self.client.get(paths.commerce_order(self.last_order), name=ORDER)
 
 
 class Learner(LearnerJourney):

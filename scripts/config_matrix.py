@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common.contract import paths  # noqa: E402
 from tests.support import mysql  # noqa: E402
 
 SHIPPED = {"ECOMMERCE_WORKER_CLASS": "gevent", "ECOMMERCE_MYSQL_DRIVER": "pymysql", "ORDER_COUNTER": "events"}
@@ -43,7 +44,7 @@ CONFIGS = {
 }
 
 COUNTERS = ("Innodb_row_lock_waits", "Connections", "Com_commit", "Innodb_row_lock_time")
-ENDPOINT = "/api/commerce/v0/baskets/"
+ENDPOINT = paths.COMMERCE_BASKETS
 
 
 def global_status(conn) -> dict[str, int]:

@@ -22,7 +22,8 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ecommerce.courses.definition import seat  # noqa: E402
+from common.contract import paths  # noqa: E402
+from common.contract.courses import seat  # noqa: E402
 
 
 def workers_cpu(master_pid: int) -> float:
@@ -45,7 +46,7 @@ def main() -> int:
     args = parser.parse_args()
 
     master = int(Path(args.pidfile).read_text())
-    url = args.url.rstrip("/") + "/api/enrollment/v1/enrollment"
+    url = args.url.rstrip("/") + paths.ENROLLMENT
     course = seat(1).course_id
     run = uuid.uuid4().hex[:8]
     sessions = {}

@@ -85,8 +85,8 @@ def use_mysql_driver(service: str) -> str:
 
 
 POOL_ENGINES = {
-    "geventpool": "ecommerce.dbpool",
-    "off": "ecommerce.dbpool.unpooled",
+    "geventpool": "common.dbpool",
+    "off": "common.dbpool.unpooled",
 }
 
 

@@ -3,7 +3,7 @@ alerts on the order path. Imported by base.py."""
 
 from oscar.defaults import *  # noqa: F403  (Oscar's documented way to take its defaults)
 
-from ecommerce.fulfillment.status import (
+from common.contract.statuses import (
     LINE,
     LINE_STATUS_PIPELINE,
     ORDER,

@@ -20,8 +20,8 @@ def post_worker_init(worker) -> None:
     open the worker's pool connections and to connect the New Relic agent, if it runs."""
     from django.conf import settings
 
-    from ecommerce.core.timing import register_new_relic
-    from ecommerce.dbpool import warm_up
+    from common.dbpool import warm_up
+    from common.timing import register_new_relic
 
     register_new_relic(worker.log)
 

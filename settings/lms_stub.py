@@ -42,7 +42,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "ecommerce.core.timing.ServerTimingMiddleware",  # Server-Timing, with ecommerce's entries
+    "common.timing.ServerTimingMiddleware",  # Server-Timing, with ecommerce's entries
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -70,7 +70,7 @@ USE_I18N = False
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LMS_MAX_BODY_BYTES", 16 * 1024)
 
 # The course catalogue the LMS knows: the first CATALOG_COURSES seats of
-# ecommerce.courses.definition, the same list seed_catalog writes into ecommerce.
+# common.contract.courses, the same list seed_catalog writes into ecommerce.
 CATALOG_COURSES = env_int("CATALOG_COURSES", 100)
 
 # Learner tokens for ecommerce.

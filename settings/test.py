@@ -15,4 +15,4 @@ MIDDLEWARE = [name for name in MIDDLEWARE if not name.startswith("whitenoise.")]
 # In-process tests run requests from several threads at once; the pool's gevent primitives are
 # for one thread of greenlets, so these tests use plain connections. The pooled backend is
 # tested through real gunicorn workers (tests/integration).
-DATABASES["default"]["ENGINE"] = "ecommerce.dbpool.unpooled"  # noqa: F405
+DATABASES["default"]["ENGINE"] = "common.dbpool.unpooled"  # noqa: F405

@@ -21,14 +21,15 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from rest_framework import authentication, exceptions
 
-from ecommerce.core import strict_json
+from common import strict_json
+from common.contract import tokens
 
 USERNAME_PATTERN = re.compile(r"^[\w.@+-]{1,150}\Z")
 MAX_TOKEN_LENGTH = 4096
 
 
 class JwtAuthentication(authentication.BaseAuthentication):
-    keyword = "JWT"
+    keyword = tokens.SCHEME
 
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).split()
@@ -51,10 +52,10 @@ def decode_token(token: bytes) -> dict:
         claims = jwt.decode(
             token,
             settings.JWT_SECRET_KEY,
-            algorithms=["HS256"],
+            algorithms=[tokens.ALGORITHM],
             issuer=settings.JWT_ISSUER,
             leeway=settings.JWT_LEEWAY_SECONDS,
-            options={"require": ["exp", "username", "email", "iss"]},
+            options={"require": list(tokens.REQUIRED_CLAIMS)},
         )
     except jwt.ExpiredSignatureError:
         raise exceptions.AuthenticationFailed("The token has expired.") from None

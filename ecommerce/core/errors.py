@@ -1,9 +1,5 @@
-"""One JSON error shape for every API answer that is not a success.
-
-    {"error": "<machine code>", "message": "<sentence for a human>", "fields": {...}}
-
-``fields`` is present only for validation errors and maps a field path to its messages.
-"""
+"""The order API's answers that are not a success, all in the one JSON error shape of
+common.contract.errors (with its shared codes and messages)."""
 
 import logging
 
@@ -12,10 +8,11 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError, connections
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 
-from ecommerce.dbpool import PoolExhausted
+from common.contract import errors as contract
+from common.dbpool import PoolExhausted
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +43,7 @@ _CODES = {
 }
 
 
-def error_body(code: str, message: str, fields=None, **extra) -> dict:
-    body = {"error": code, "message": message}
-    if fields:
-        body["fields"] = fields
-    body.update(extra)
-    return body
+error_body = contract.body
 
 
 def _flatten(detail, prefix="") -> dict[str, list[str]]:
@@ -77,15 +69,19 @@ def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every handled error in the one shape, with the right status."""
     if isinstance(exc, PoolExhausted):
         exc = ApiError(
-            503, "pool_exhausted", "The service is busy; retry shortly.", headers={"Retry-After": "1"}
+            503,
+            contract.POOL_EXHAUSTED,
+            "The service is busy; retry shortly.",
+            headers={"Retry-After": contract.RETRY_AFTER_SECONDS},
         )
     elif isinstance(exc, (OperationalError, InterfaceError)):
         logger.warning("database unavailable: %s", exc)
+        unavailable = contract.DATABASE_UNAVAILABLE
         exc = ApiError(
-            503,
-            "database_unavailable",
-            "The database cannot be reached; retry shortly.",
-            headers={"Retry-After": "1"},
+            unavailable.status,
+            unavailable.code,
+            unavailable.message,
+            headers={"Retry-After": contract.RETRY_AFTER_SECONDS},
         )
     elif isinstance(exc, RequestDataTooBig):
         exc = ApiError(
@@ -136,7 +132,7 @@ def _wants_json(request) -> bool:
 
 def handler404(request, exception=None):
     if _wants_json(request):
-        return JsonResponse(error_body("not_found", "No such resource."), status=404)
+        return JsonResponse(contract.NOT_FOUND.body(), status=contract.NOT_FOUND.status)
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)
@@ -144,22 +140,19 @@ def handler404(request, exception=None):
 
 def handler500(request):
     if _wants_json(request):
-        return JsonResponse(
-            error_body("server_error", "The server failed to answer this request."),
-            status=status.HTTP_500_INTERNAL_SERVER_ERROR,
-        )
+        return JsonResponse(contract.SERVER_ERROR.body(), status=contract.SERVER_ERROR.status)
     from django.views.defaults import server_error
 
     return server_error(request)
 
 
 def handler400(request, exception=None):
-    return JsonResponse(error_body("bad_request", "The request could not be read."), status=400)
+    return JsonResponse(contract.BAD_REQUEST.body(), status=contract.BAD_REQUEST.status)
 
 
 def handler403(request, exception=None):
     if _wants_json(request):
-        return JsonResponse(error_body("permission_denied", "Not allowed."), status=403)
+        return JsonResponse(contract.PERMISSION_DENIED.body(), status=contract.PERMISSION_DENIED.status)
     from django.views.defaults import permission_denied
 
     return permission_denied(request, exception)

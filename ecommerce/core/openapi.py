@@ -14,26 +14,10 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import permissions
 
+from common.contract import errors as contract_errors
+
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
-ERROR_SCHEMA = {
-    "type": "object",
-    "description": (
-        "Every answer that is not a success. Some errors add context next to these keys "
-        "(e.g. order_number, order_status)."
-    ),
-    "required": ["error", "message"],
-    "properties": {
-        "error": {"type": "string", "description": "A machine-readable code, e.g. invalid_request."},
-        "message": {"type": "string", "description": "A sentence for a human."},
-        "fields": {
-            "type": "object",
-            "description": 'Invalid input only: field path (e.g. "products.0.sku") to its messages.',
-            "additionalProperties": {"type": "array", "items": {"type": "string"}},
-        },
-    },
-    "additionalProperties": True,
-}
 
 RETRY_AFTER = OpenApiParameter(
     "Retry-After",
@@ -79,7 +63,7 @@ def errors(*statuses: int, described: dict[int, str] | None = None) -> dict:
 
 def add_error_component(result, generator, request, public):
     """drf-spectacular postprocessing hook: register the Error component."""
-    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = contract_errors.SCHEMA
     return result
 
 

@@ -1,4 +1,4 @@
-"""JSON bodies, strictly (ecommerce.core.strict_json: UTF-8, no NaN or Infinity, no lone
+"""JSON bodies, strictly (common.strict_json: UTF-8, no NaN or Infinity, no lone
 surrogates, no nesting past the recursion limit), and a clear error naming what is wrong.
 
 The size limit is Django's DATA_UPLOAD_MAX_MEMORY_SIZE, checked before the body is read; the
@@ -7,7 +7,8 @@ exception handler answers it with 413.
 
 from rest_framework import parsers
 
-from ecommerce.core import strict_json
+from common import strict_json
+from common.contract import errors as contract
 from ecommerce.core.errors import ApiError
 
 
@@ -17,4 +18,4 @@ class StrictJSONParser(parsers.JSONParser):
         try:
             return strict_json.loads(raw)
         except strict_json.NotJson as exc:
-            raise ApiError(400, "malformed_json", f"The body is not valid JSON: {exc}") from None
+            raise ApiError(400, contract.MALFORMED_JSON, contract.not_json(str(exc))) from None

@@ -5,18 +5,8 @@ from rest_framework import permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ecommerce.core.errors import error_body
+from common.contract import health as contract_health
 from ecommerce.core.openapi import ERROR_REF, errors
-
-HEALTHY = {
-    "type": "object",
-    "required": ["status", "database"],
-    "properties": {
-        "status": {"type": "string", "enum": ["ok"]},
-        "database": {"type": "string", "enum": ["ok"]},
-    },
-    "additionalProperties": False,
-}
 
 
 @method_decorator(transaction.non_atomic_requests, name="dispatch")
@@ -31,7 +21,7 @@ class HealthView(APIView):
         operation_id="health",
         summary="Whether the service can reach its database",
         responses={
-            200: OpenApiResponse(HEALTHY, "The database answers."),
+            200: OpenApiResponse(contract_health.SCHEMA, "The database answers."),
             503: OpenApiResponse(
                 ERROR_REF, 'The database does not answer (error "unavailable", status "unavailable").'
             ),
@@ -43,14 +33,8 @@ class HealthView(APIView):
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
         except Exception as exc:  # any database failure means "not healthy"
-            body = error_body(
-                "unavailable",
-                f"The database cannot be reached: {str(exc)[:200]}",
-                status="unavailable",
-                database="error",
-            )
-            return Response(body, status=503)
-        return Response({"status": "ok", "database": "ok"})
+            return Response(contract_health.unhealthy(str(exc)[:200]), status=503)
+        return Response(contract_health.HEALTHY)
 
 
 health = HealthView.as_view()

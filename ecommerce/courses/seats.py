@@ -3,7 +3,7 @@
 from django.db.models import OuterRef, Subquery
 from oscar.core.loading import get_model
 
-from ecommerce.courses.definition import COURSE_ATTRIBUTE, MODE_ATTRIBUTE
+from common.contract.courses import COURSE_ATTRIBUTE, MODE_ATTRIBUTE
 
 StockRecord = get_model("partner", "StockRecord")
 ProductAttributeValue = get_model("catalogue", "ProductAttributeValue")

@@ -5,7 +5,15 @@ from django.contrib.sites.models import Site
 from django.db import transaction
 from oscar.core.loading import get_model
 
-from ecommerce.courses import definition
+from common.contract.courses import (
+    COURSE_ATTRIBUTE,
+    CURRENCY,
+    MODE_ATTRIBUTE,
+    PARTNER_CODE,
+    PARTNER_NAME,
+    PRODUCT_CLASS_NAME,
+    catalogue,
+)
 
 Partner = get_model("partner", "Partner")
 ProductClass = get_model("catalogue", "ProductClass")
@@ -20,11 +28,9 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
     """Create or correct the first ``courses`` seats. Returns counts of what was written."""
     if site_domain:
         Site.objects.update_or_create(pk=1, defaults={"domain": site_domain, "name": "ecommerce"})
-    partner, _ = Partner.objects.get_or_create(
-        code=definition.PARTNER_CODE, defaults={"name": definition.PARTNER_NAME}
-    )
+    partner, _ = Partner.objects.get_or_create(code=PARTNER_CODE, defaults={"name": PARTNER_NAME})
     seat_class, _ = ProductClass.objects.update_or_create(
-        name=definition.PRODUCT_CLASS_NAME,
+        name=PRODUCT_CLASS_NAME,
         defaults={"requires_shipping": False, "track_stock": False},
     )
     attributes = {
@@ -33,7 +39,7 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
             code=code,
             defaults={"name": code.replace("_", " "), "type": ProductAttribute.TEXT, "required": True},
         )[0]
-        for code in (definition.COURSE_ATTRIBUTE, definition.MODE_ATTRIBUTE)
+        for code in (COURSE_ATTRIBUTE, MODE_ATTRIBUTE)
     }
 
     existing = {
@@ -45,7 +51,7 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
         for value in ProductAttributeValue.objects.filter(attribute__in=attributes.values())
     }
     created = updated = 0
-    for seat in definition.catalogue(courses):
+    for seat in catalogue(courses):
         record = existing.get(seat.sku)
         if record is None:
             product = Product.objects.create(
@@ -58,22 +64,20 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
                 product=product,
                 partner=partner,
                 partner_sku=seat.sku,
-                price_currency=definition.CURRENCY,
+                price_currency=CURRENCY,
                 price=seat.price,
             )
             created += 1
         else:
             product = record.product
-            wanted = (seat.title, seat.price, definition.CURRENCY)
+            wanted = (seat.title, seat.price, CURRENCY)
             if (product.title, record.price, record.price_currency) != wanted:
                 Product.objects.filter(pk=product.pk).update(title=seat.title)
-                StockRecord.objects.filter(pk=record.pk).update(
-                    price=seat.price, price_currency=definition.CURRENCY
-                )
+                StockRecord.objects.filter(pk=record.pk).update(price=seat.price, price_currency=CURRENCY)
                 updated += 1
         for code, text in (
-            (definition.COURSE_ATTRIBUTE, seat.course_id),
-            (definition.MODE_ATTRIBUTE, seat.mode),
+            (COURSE_ATTRIBUTE, seat.course_id),
+            (MODE_ATTRIBUTE, seat.mode),
         ):
             value = values.get((product.pk, attributes[code].pk))
             if value is None:

@@ -11,11 +11,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
-from ecommerce import dbpool
-from ecommerce.core import timing
+from common import dbpool, timing
+from common.contract.statuses import LINE, ORDER
 from ecommerce.fulfillment.models import FulfillmentAttempt
 from ecommerce.fulfillment.modules import module_for
-from ecommerce.fulfillment.status import LINE, ORDER
 
 Order = get_model("order", "Order")
 Line = get_model("order", "Line")

@@ -6,14 +6,13 @@ import logging
 import requests
 from django.conf import settings
 
-from ecommerce.core import timing
-from ecommerce.core.http_client import reused_session
+from common import timing
+from common.contract import paths
+from common.contract.statuses import LINE
+from common.http_client import reused_session
 from ecommerce.courses.seats import enrollment_target
-from ecommerce.fulfillment.status import LINE
 
 logger = logging.getLogger(__name__)
-
-ENROLLMENT_PATH = "/api/enrollment/v1/enrollment"
 
 
 class EnrollmentFulfillmentModule:
@@ -37,7 +36,7 @@ class EnrollmentFulfillmentModule:
         try:
             with timing.outbound("lms"):
                 response = reused_session().post(
-                    settings.LMS_URL + ENROLLMENT_PATH,
+                    settings.LMS_URL + paths.ENROLLMENT,
                     json=body,
                     headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
                     timeout=timeout,

@@ -19,7 +19,7 @@ from django.db import close_old_connections, connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from ecommerce.courses.definition import catalogue
+from common.contract.courses import catalogue
 
 TRANSACTION_MARKERS = ("BEGIN", "COMMIT", "ROLLBACK")
 

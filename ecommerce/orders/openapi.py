@@ -9,9 +9,9 @@ in the descriptions and answered 400 by the service.
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
+from common.contract.courses import seat
+from common.contract.statuses import LINE, ORDER
 from ecommerce.core.openapi import ERROR_REF, RETRY_AFTER, WWW_AUTHENTICATE, errors
-from ecommerce.courses.definition import seat
-from ecommerce.fulfillment.status import LINE, ORDER
 from ecommerce.orders.requests import MAX_KEY_LENGTH, MAX_SKU_LENGTH
 
 MONEY = {"type": "string", "pattern": r"^-?[0-9]+\.[0-9]{2}$", "example": "49.00"}

@@ -17,8 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
-from ecommerce import dbpool
-from ecommerce.core import timing
+from common import dbpool, timing
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
 from ecommerce.fulfillment.api import enroll_lines, record_fulfillment

@@ -15,10 +15,10 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.contract.statuses import ORDER
 from ecommerce.core.errors import ApiError
 from ecommerce.courses.seats import stockrecords_for_skus
 from ecommerce.fulfillment import api as fulfillment
-from ecommerce.fulfillment.status import ORDER
 from ecommerce.orders import openapi
 from ecommerce.orders.purchase import purchase
 from ecommerce.orders.representation import order_body

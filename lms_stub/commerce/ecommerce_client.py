@@ -1,27 +1,22 @@
 """Calling ecommerce's order API on behalf of a learner."""
 
-import time
-from urllib.parse import quote
-
-import jwt
 import requests
 from django.conf import settings
 
-from ecommerce.core import timing
-from ecommerce.core.http_client import reused_session
+from common import timing
+from common.contract import paths, tokens
+from common.http_client import reused_session
 
 
 def learner_token(user) -> str:
     """A short-lived HS256 token for ``user``, as the LMS signs them for ecommerce."""
-    now = int(time.time())
-    claims = {
-        "username": user.username,
-        "email": user.email,
-        "iat": now,
-        "exp": now + settings.JWT_LIFETIME_SECONDS,
-        "iss": settings.JWT_ISSUER,
-    }
-    return jwt.encode(claims, settings.JWT_SECRET_KEY, algorithm="HS256")
+    return tokens.mint(
+        settings.JWT_SECRET_KEY,
+        settings.JWT_ISSUER,
+        user.username,
+        user.email,
+        settings.JWT_LIFETIME_SECONDS,
+    )
 
 
 def create_order(user, sku: str) -> requests.Response:
@@ -29,9 +24,9 @@ def create_order(user, sku: str) -> requests.Response:
     requests.Timeout or requests.RequestException."""
     with timing.outbound("ecommerce"):
         response = reused_session().post(
-            settings.ECOMMERCE_URL + "/api/v2/baskets/",
+            settings.ECOMMERCE_URL + paths.BASKETS,
             json={"products": [{"sku": sku}], "checkout": True},
-            headers={"Authorization": "JWT " + learner_token(user)},
+            headers=tokens.authorization(learner_token(user)),
             timeout=settings.ECOMMERCE_TIMEOUT,
         )
     timing.forward("ecommerce", response.headers.get("Server-Timing"))
@@ -39,15 +34,12 @@ def create_order(user, sku: str) -> requests.Response:
 
 
 def read_order(user, number: str) -> requests.Response:
-    """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders).
-
-    The number is one path segment whatever it holds: unescaped, "#" or "?" would read the
-    order list instead, and "." or ".." another path."""
-    segment = quote(number, safe="").replace(".", "%2E")
+    """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders);
+    the number is one path segment whatever it holds (common.contract.paths.segment)."""
     with timing.outbound("ecommerce"):
         response = reused_session().get(
-            f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/",
-            headers={"Authorization": "JWT " + learner_token(user)},
+            settings.ECOMMERCE_URL + paths.order(number),
+            headers=tokens.authorization(learner_token(user)),
             timeout=settings.ECOMMERCE_TIMEOUT,
         )
     timing.forward("ecommerce", response.headers.get("Server-Timing"))

@@ -12,7 +12,8 @@ import requests
 from django.db import transaction
 from django.http import JsonResponse
 
-from ecommerce import dbpool
+from common import dbpool
+from common.contract import errors as contract
 from lms_stub.commerce import ecommerce_client
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.enrollment.views import known_courses
@@ -115,7 +116,11 @@ def _answer(response, course_id: str):
     detail = body if isinstance(body, dict) else {"status": status}
     if status == 409:
         return error(
-            409, "already_purchased", "This seat was already bought.", course_id=course_id, ecommerce=detail
+            409,
+            contract.ALREADY_PURCHASED,
+            "This seat was already bought.",
+            course_id=course_id,
+            ecommerce=detail,
         )
     if status == 503:
         return _unavailable(response)

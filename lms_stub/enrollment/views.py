@@ -6,7 +6,7 @@ from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from ecommerce.courses.definition import seats_by_course
+from common.contract.courses import seats_by_course
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.faults.injection import injected_fault
 from lms_stub.http import BadRequest, allow_methods, api_view, error, json_body, require_api_key

@@ -15,17 +15,15 @@ small preload.
 
 import argparse
 import subprocess
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-import jwt
 import requests
 
-from ecommerce.courses import definition
-from ecommerce.courses import preload_plan as plan
+from common.contract import courses, paths, tokens
+from common.contract import preload_plan as plan
 from locustfiles.suite import commands
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.server import ServerSampler, digest_report, is_background
@@ -48,23 +46,22 @@ class Audit:
         return self.stack.env
 
     def token(self, username: str, **claims) -> str:
-        body = {
-            "username": username,
-            "email": f"{username}@example.com",
-            "iss": self.env.get("JWT_ISSUER") or "lms-stub",
-            "exp": int(time.time()) + 300,
+        return tokens.mint(
+            self.env.get("JWT_SECRET_KEY") or "local-only-jwt-secret-do-not-deploy",
+            self.env.get("JWT_ISSUER") or "lms-stub",
+            username,
+            f"{username}@example.com",
+            300,
             **claims,
-        }
-        return jwt.encode(body, self.env.get("JWT_SECRET_KEY") or "local-only-jwt-secret-do-not-deploy")
+        )
 
     def learner(self, username: str) -> dict:
-        return {"Authorization": "JWT " + self.token(username)}
+        return tokens.authorization(self.token(username))
 
     def staff(self) -> dict:
-        return {
-            "Authorization": "JWT "
-            + self.token(self.env.get("ECOMMERCE_STAFF_USER") or "staff", administrator=True)
-        }
+        return tokens.authorization(
+            self.token(self.env.get("ECOMMERCE_STAFF_USER") or "staff", administrator=True)
+        )
 
     def ecommerce(self, method: str, path: str, expect: tuple[int, ...], **kwargs) -> requests.Response:
         response = self.session.request(method, self.stack.ecommerce_url + path, timeout=60, **kwargs)
@@ -83,13 +80,13 @@ class Audit:
         return plan.username(1 + (k * 7_654_321) % self.preloaded)
 
     def sku(self, number: int) -> str:
-        return definition.seat(number).sku
+        return courses.seat(number).sku
 
     def buy(self, username: str, number: int, headers: dict | None = None) -> requests.Response:
         body = {"products": [{"sku": self.sku(number)}], "checkout": True}
         return self.ecommerce(
             "POST",
-            "/api/v2/baskets/",
+            paths.BASKETS,
             (201, 409, 429),
             json=body,
             headers={**self.learner(username), **(headers or {})},
@@ -98,11 +95,11 @@ class Audit:
 
 def buy_through_the_lms(audit: Audit, k: int) -> None:
     client = requests.Session()
-    login = client.get(audit.stack.lms_url + "/auto_auth", timeout=30)
+    login = client.get(audit.stack.lms_url + paths.AUTO_AUTH, timeout=30)
     assert login.status_code == 201, login.text
-    course = definition.course_id(1 + k % audit.courses)
+    course = courses.course_id(1 + k % audit.courses)
     answer = client.post(
-        audit.stack.lms_url + "/api/commerce/v0/baskets/",
+        audit.stack.lms_url + paths.COMMERCE_BASKETS,
         json={"course_id": course},
         headers={"X-CSRFToken": client.cookies["csrftoken"], "Referer": audit.stack.lms_url + "/"},
         timeout=60,
@@ -112,13 +109,13 @@ def buy_through_the_lms(audit: Audit, k: int) -> None:
 
 def read_back(audit: Audit, k: int) -> None:
     name = audit.preloaded_learner(k)
-    orders = audit.ecommerce("GET", "/api/v2/orders/", (200,), headers=audit.learner(name)).json()["results"]
+    orders = audit.ecommerce("GET", paths.ORDERS, (200,), headers=audit.learner(name)).json()["results"]
     assert orders, f"{name} has no orders, expected its preloaded one"
-    audit.ecommerce("GET", f"/api/v2/orders/{orders[0]['number']}/", (200,), headers=audit.learner(name))
+    audit.ecommerce("GET", paths.order(orders[0]["number"]), (200,), headers=audit.learner(name))
 
 
 def list_as_staff(audit: Audit, k: int) -> None:
-    page = audit.ecommerce("GET", "/api/v2/orders/?page_size=50", (200,), headers=audit.staff()).json()
+    page = audit.ecommerce("GET", paths.ORDERS + "?page_size=50", (200,), headers=audit.staff()).json()
     audit.session.get(page["next"], headers=audit.staff(), timeout=60).raise_for_status()
 
 
@@ -146,14 +143,14 @@ def retry_fulfillment(audit: Audit, k: int) -> None:
         order = audit.buy(f"audit_{uuid.uuid4().hex[:12]}", 1 + k % audit.courses).json()["order"]
     finally:
         audit.stack.lms_faults("DELETE")
-    audit.ecommerce("PUT", f"/api/v2/orders/{order['number']}/fulfill/", (200,), headers=audit.staff())
+    audit.ecommerce("PUT", paths.order_fulfilment(order["number"]), (200,), headers=audit.staff())
     manage(audit, "ecommerce", "retry_fulfillment", "--all")
 
 
 def enrollment_api(audit: Audit, k: int) -> None:
     name = audit.preloaded_learner(k)
     headers = {"X-Edx-Api-Key": audit.stack.api_key}
-    found = audit.lms("GET", f"/api/enrollment/v1/enrollment?user={name}", (200,), headers=headers).json()
+    found = audit.lms("GET", f"{paths.ENROLLMENT}?user={name}", (200,), headers=headers).json()
     assert found, f"{name} has no enrollment"
     body = {
         "user": name,
@@ -161,7 +158,7 @@ def enrollment_api(audit: Audit, k: int) -> None:
         "mode": found[0]["mode"],
         "course_details": found[0]["course_details"],
     }
-    audit.lms("POST", "/api/enrollment/v1/enrollment", (200,), json=body, headers=headers)
+    audit.lms("POST", paths.ENROLLMENT, (200,), json=body, headers=headers)
 
 
 def counter_rollup(audit: Audit, k: int) -> None:
@@ -183,7 +180,7 @@ def dashboard(audit: Audit, k: int) -> None:
         headers={"Referer": url + "/dashboard/login/"},
         timeout=60,
     ).raise_for_status()
-    newest = audit.ecommerce("GET", "/api/v2/orders/?page_size=1", (200,), headers=audit.staff()).json()
+    newest = audit.ecommerce("GET", paths.ORDERS + "?page_size=1", (200,), headers=audit.staff()).json()
     number = newest["results"][0]["number"]
     # The day before the newest order: on a preload of days, a status and a date range that
     # newer orders follow (a plan that walks the status alone reads every one of them).

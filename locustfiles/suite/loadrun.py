@@ -27,7 +27,7 @@ import gevent
 import psutil
 from locust.runners import MasterRunner, WorkerRunner
 
-from ecommerce.core.server_timing import parse as parse_server_timing
+from common.contract.server_timing import parse as parse_server_timing
 from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder

@@ -1,7 +1,7 @@
 """``make preload ORDERS=N``: the databases as N purchases through the full loop leave them.
 
 Each service writes its own half with its own management command, both at once (ecommerce's
-``preload_orders``, lms_stub's ``preload_enrollments``); ecommerce/courses/preload_plan.py is
+``preload_orders``, lms_stub's ``preload_enrollments``); common/contract/preload_plan.py is
 what they agree on. ``ORDERS`` is the total wanted: a preload that was stopped resumes after
 its last whole batch, and a larger ``ORDERS`` extends one. New purchases are 1038 per minute
 apart (the rate the 10-minute soak held; 4 M of them span the 64 hours of edX's 2015 soak) and
@@ -21,7 +21,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
-from ecommerce.courses import preload_plan as plan
+from common.contract import preload_plan as plan
 from locustfiles.suite import commands, facts
 from locustfiles.suite.server import mysql_connect
 

@@ -2,11 +2,12 @@
 bucket) for the order endpoint, the same row for the whole run, per-endpoint rows, and the
 profile-specific results (capacity, soak trend)."""
 
+from common.contract import paths
 from locustfiles.suite.histogram import PERCENTILES, Histogram
 from locustfiles.suite.plan import Plan
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
 
-ORDER_ENDPOINT = "/api/commerce/v0/baskets/"
+ORDER_ENDPOINT = paths.COMMERCE_BASKETS
 # A percentile rests on too few samples when fewer than this many lie at or beyond it.
 TAIL_SAMPLES = 5
 

@@ -44,7 +44,7 @@ def lms(lms_server, settings):
 @pytest.fixture
 def seats(db):
     """The first COURSES seats of the catalogue definition, seeded into the test database."""
-    from ecommerce.courses.definition import catalogue
+    from common.contract.courses import catalogue
     from ecommerce.courses.seeding import seed
 
     seed(COURSES)

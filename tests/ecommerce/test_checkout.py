@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from oscar.core.loading import get_model
 
-from ecommerce.fulfillment.status import LINE, ORDER
+from common.contract.statuses import LINE, ORDER
 from tests.ecommerce.helpers import row_counts, session_status
 
 pytestmark = pytest.mark.django_db(transaction=True)

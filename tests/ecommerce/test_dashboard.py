@@ -18,8 +18,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from oscar.core.loading import get_model
 
+from common.contract.statuses import ORDER
 from ecommerce.dashboard.orders import OrderListView
-from ecommerce.fulfillment.status import ORDER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Order = get_model("order", "Order")

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from oscar.core.loading import get_model
 
-from ecommerce.courses.definition import COURSE_ATTRIBUTE
-from ecommerce.fulfillment.status import LINE, ORDER
+from common.contract.courses import COURSE_ATTRIBUTE
+from common.contract.statuses import LINE, ORDER
 from tests.ecommerce.helpers import ADMIN
 from tests.support import servers
 

@@ -7,7 +7,7 @@ from django.db import connections
 from django.utils import timezone
 from oscar.core.loading import get_model
 
-from ecommerce.fulfillment.status import ORDER
+from common.contract.statuses import ORDER
 from ecommerce.orders.models import IdempotencyRecord
 from tests.ecommerce.helpers import Api, row_counts
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from oscar.core.loading import get_model
 
-from ecommerce.fulfillment.status import ORDER
+from common.contract.statuses import ORDER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

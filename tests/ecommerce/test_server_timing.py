@@ -6,7 +6,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from ecommerce.core.server_timing import parse
+from common.contract.server_timing import parse
 from tests.ecommerce.helpers import session_status
 
 pytestmark = pytest.mark.django_db(transaction=True)

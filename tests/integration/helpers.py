@@ -7,7 +7,7 @@ import uuid
 
 import requests
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from tests.integration.conftest import ECOMMERCE_DB
 from tests.support import mysql, tokens
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from ecommerce.courses import preload_plan as plan
+from common.contract import preload_plan as plan
 from tests.integration.helpers import staff_session
 from tests.support import mysql, tokens
 from tests.support.stack import stack_environment, stack_stop, stack_up

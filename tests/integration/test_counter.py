@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from tests.integration.conftest import ECOMMERCE_DB, STAFF_PASSWORD
 from tests.integration.helpers import StatusReader, new_name, order, product_id, staff_session
 from tests.support import mysql, servers

@@ -6,7 +6,7 @@ import re
 import pytest
 import requests
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from tests.integration.conftest import ECOMMERCE_DB, LMS_DB, STAFF_PASSWORD
 from tests.integration.helpers import staff_session
 from tests.support import mysql, tokens

@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from ecommerce.core.server_timing import parse
+from common.contract.server_timing import parse
 from tests.integration.helpers import new_name, order
 from tests.integration.test_loop import buy, new_learner
 

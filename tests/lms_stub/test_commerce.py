@@ -8,7 +8,7 @@ import threading
 import pytest
 import requests
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from lms_stub.commerce.views import _answer, _read_answer
 from lms_stub.enrollment.models import Enrollment
 from tests.support.servers import free_port

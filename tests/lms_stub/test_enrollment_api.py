@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from lms_stub.enrollment.models import Enrollment
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from lms_stub.enrollment.models import Enrollment
 
 pytestmark = pytest.mark.django_db

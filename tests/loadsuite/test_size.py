@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from ecommerce.courses import preload_plan as plan
+from common.contract import preload_plan as plan
 from locustfiles.suite import preload, report, results, run
 from locustfiles.suite.report import sections
 from tests.loadsuite import synthetic

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
-from ecommerce.courses.definition import seat
+from common.contract.courses import seat
 from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, STAFF, learner_token
 from tests.schema.invariants import assert_rejected_cleanly, error_shape_problem
 from tests.support import mysql

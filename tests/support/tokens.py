@@ -4,6 +4,8 @@ import time
 
 import jwt
 
+from common.contract import tokens
+
 SECRET = "local-only-jwt-secret-do-not-deploy"
 ISSUER = "lms-stub"
 
@@ -19,10 +21,10 @@ def claims_for(name: str, **overrides) -> dict:
     return {name: value for name, value in claims.items() if value is not None}
 
 
-def token(name: str, key: str = SECRET, algorithm: str = "HS256", **overrides) -> str:
+def token(name: str, key: str = SECRET, algorithm: str = tokens.ALGORITHM, **overrides) -> str:
     return jwt.encode(claims_for(name, **overrides), key, algorithm=algorithm)
 
 
 def auth_header(name: str, **overrides) -> dict:
     """Django test-client keyword arguments for an authenticated request."""
-    return {"HTTP_AUTHORIZATION": "JWT " + token(name, **overrides)}
+    return {"HTTP_AUTHORIZATION": tokens.authorization(token(name, **overrides))["Authorization"]}

@@ -4,42 +4,42 @@ from decimal import Decimal
 
 import pytest
 
-from ecommerce.courses import definition
+from common.contract import courses
 
 
 def test_seats_are_derived_from_the_course_number_alone():
-    assert definition.seat(7) == definition.seat(7)
-    assert definition.seat(7).course_id == "course-v1:LoadTestX+LT0007+2015"
-    assert definition.seat(7).mode == "verified"
-    assert definition.seat(7).sku == definition.seat_sku(definition.course_id(7), "verified")
+    assert courses.seat(7) == courses.seat(7)
+    assert courses.seat(7).course_id == "course-v1:LoadTestX+LT0007+2015"
+    assert courses.seat(7).mode == "verified"
+    assert courses.seat(7).sku == courses.seat_sku(courses.course_id(7), "verified")
 
 
 def test_skus_are_ten_upper_hex_characters_and_unique_over_a_large_catalogue():
-    seats = definition.catalogue(20000)
+    seats = courses.catalogue(20000)
     skus = [seat.sku for seat in seats]
     assert len(set(skus)) == len(skus)
     assert all(len(sku) == 10 and sku == sku.upper() and int(sku, 16) >= 0 for sku in skus)
 
 
 def test_every_seat_is_paid():
-    assert all(seat.price >= Decimal("49.00") for seat in definition.catalogue(50))
+    assert all(seat.price >= Decimal("49.00") for seat in courses.catalogue(50))
 
 
 def test_seats_by_course_maps_course_to_mode_to_seat():
-    mapping = definition.seats_by_course(3)
-    assert list(mapping) == [definition.course_id(n) for n in (1, 2, 3)]
-    assert mapping[definition.course_id(2)]["verified"] == definition.seat(2)
+    mapping = courses.seats_by_course(3)
+    assert list(mapping) == [courses.course_id(n) for n in (1, 2, 3)]
+    assert mapping[courses.course_id(2)]["verified"] == courses.seat(2)
 
 
 def test_course_numbers_start_at_one():
     with pytest.raises(ValueError):
-        definition.seat(0)
+        courses.seat(0)
 
 
 def test_the_definition_loads_no_django_app():
     import subprocess
     import sys
 
-    code = "import sys, ecommerce.courses.definition; print('django' in sys.modules)"
+    code = "import sys, common.contract.courses; print('django' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,7 +1,7 @@
 """The pool's reuse rules with stand-in connections (the real pool under real gunicorn workers
 and a real MariaDB is tested in tests/integration/test_pool.py)."""
 
-from ecommerce.dbpool.pool import MySQLConnectionPool
+from common.dbpool.pool import MySQLConnectionPool
 
 
 class Server:

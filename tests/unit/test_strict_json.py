@@ -3,7 +3,7 @@ nesting past the recursion limit, each refused as malformed rather than failing 
 
 import pytest
 
-from ecommerce.core.strict_json import NotJson, is_text, loads
+from common.strict_json import NotJson, is_text, loads
 
 
 def test_ordinary_json_is_read():

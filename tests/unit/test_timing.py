@@ -1,8 +1,9 @@
-"""The Server-Timing pieces of ecommerce.core.timing, one function at a time."""
+"""The Server-Timing pieces of common.timing, one function at a time."""
 
 import pytest
 
-from ecommerce.core import server_timing, timing
+from common import timing
+from common.contract import server_timing
 
 
 def test_parse_reads_durations_and_keeps_commas_inside_quoted_descriptions():

@@ -2,11 +2,10 @@
 learner's JWT signed by the stack's secret. The duplicates fault needs requests the Locust
 users never make (twenty with one Idempotency-Key at once, the same seat twice without one)."""
 
-import time
-
 import gevent
-import jwt
 import requests
+
+from common.contract import paths, tokens
 
 
 class Buyer:
@@ -16,18 +15,12 @@ class Buyer:
         self.jwt_issuer = env.get("JWT_ISSUER") or "lms-stub"
 
     def token(self, username: str) -> str:
-        claims = {
-            "username": username,
-            "email": f"{username}@example.com",
-            "iss": self.jwt_issuer,
-            "exp": int(time.time()) + 300,
-        }
-        return jwt.encode(claims, self.jwt_secret, algorithm="HS256")
+        return tokens.mint(self.jwt_secret, self.jwt_issuer, username, f"{username}@example.com", 300)
 
     def purchase_at_once(self, learner: str, sku: str, count: int, key: str | None) -> dict:
         """`count` purchases of one seat by one learner, all in flight together: the answers
         by status, the order numbers of the 2xx answers and the error codes of the others."""
-        headers = {"Authorization": "JWT " + self.token(learner), "Content-Type": "application/json"}
+        headers = {**tokens.authorization(self.token(learner)), "Content-Type": "application/json"}
         if key:
             headers["Idempotency-Key"] = key
         body = {"products": [{"sku": sku}], "checkout": True}
@@ -35,7 +28,7 @@ class Buyer:
         def send():
             try:
                 response = requests.post(
-                    f"{self.ecommerce_url}/api/v2/baskets/", json=body, headers=headers, timeout=30
+                    self.ecommerce_url + paths.BASKETS, json=body, headers=headers, timeout=30
                 )
             except requests.RequestException as exc:
                 return 0, {"error": type(exc).__name__}

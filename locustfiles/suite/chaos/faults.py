@@ -13,7 +13,8 @@ import uuid
 
 import gevent
 
-from ecommerce.courses.definition import catalogue
+from common.contract import errors as contract_errors
+from common.contract.courses import catalogue
 from locustfiles.suite import facts
 from locustfiles.suite.chaos.buyer import Buyer
 from locustfiles.suite.chaos.event import Event
@@ -213,7 +214,7 @@ class Duplicates(Fault):
             (
                 "every answer to them was that order or 'retry shortly'",
                 set(same.get("statuses", {})) <= {"201", "409"}
-                and set(same.get("codes", [])) <= {"request_in_progress"},
+                and set(same.get("codes", [])) <= {contract_errors.REQUEST_IN_PROGRESS},
                 same.get("statuses"),
             ),
             (

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from oscar.core.loading import get_model
 
+from common.contract.statuses import ORDER
 from ecommerce.fulfillment import api
-from ecommerce.fulfillment.status import ORDER
 
 Order = get_model("order", "Order")
 

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 from django.db.models import Count, Q
 from oscar.core.loading import get_model
 
-from ecommerce.fulfillment.status import LINE, ORDER
+from common.contract.statuses import LINE, ORDER
 
 Order = get_model("order", "Order")
 Line = get_model("order", "Line")

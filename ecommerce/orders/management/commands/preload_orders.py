@@ -16,10 +16,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from oscar.core.loading import get_class, get_model
 
+from common.contract import preload_plan as plan
+from common.contract.courses import COURSE_ATTRIBUTE, course_id
+from common.contract.statuses import LINE, ORDER
 from ecommerce.counters.rollup import LOCK_NAME
-from ecommerce.courses import preload_plan as plan
-from ecommerce.courses.definition import COURSE_ATTRIBUTE, course_id
-from ecommerce.fulfillment.status import LINE, ORDER
 from ecommerce.orders.models import SeatClaim
 
 User = get_model("auth", "User")

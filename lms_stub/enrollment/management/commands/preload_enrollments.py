@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from ecommerce.courses import preload_plan as plan
-from ecommerce.courses.definition import catalogue
+from common.contract import preload_plan as plan
+from common.contract.courses import catalogue
 from lms_stub.enrollment.models import Enrollment
 
 User = get_user_model()

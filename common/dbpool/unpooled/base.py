@@ -3,7 +3,7 @@ commits counted in the request's timing like the pooled backend's."""
 
 from django.db.backends.mysql import base as mysql
 
-from ecommerce.core.timing import TimedCommits
+from common.timing import TimedCommits
 
 
 class DatabaseWrapper(TimedCommits, mysql.DatabaseWrapper):

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed
 from django.db import connection
 
-from ecommerce.core.server_timing import parse
+from common.contract.server_timing import parse
 
 
 @dataclass

@@ -1,11 +1,11 @@
 """A bounded MySQL connection pool for Django under gevent (and under sync workers).
 
-``ENGINE: "ecommerce.dbpool"`` is Django's MySQL backend whose connections come from a
+``ENGINE: "common.dbpool"`` is Django's MySQL backend whose connections come from a
 per-process pool built on django-db-geventpool's pool core (see pool.py and
 docs/decisions.md). The pool is configured by the ``POOL`` entry of the DATABASES setting.
 """
 
-from ecommerce.dbpool.pool import PoolExhausted
+from common.dbpool.pool import PoolExhausted
 
 __all__ = ["PoolExhausted", "release", "warm_up"]
 

@@ -1,7 +1,7 @@
-"""Django's MySQL backend with pooled connections (ENGINE "ecommerce.dbpool").
+"""Django's MySQL backend with pooled connections (ENGINE "common.dbpool").
 
 Django "closes" its connection at the end of every request (CONN_MAX_AGE = 0) and whenever
-ecommerce.dbpool.release() is called; here that returns it to the pool. A connection that saw
+common.dbpool.release() is called; here that returns it to the pool. A connection that saw
 an error, or is closed inside a transaction, is closed for real instead. A reused connection
 keeps the session state Django set when it was opened, so it is not set again.
 """
@@ -10,8 +10,8 @@ import os
 
 from django.db.backends.mysql import base as mysql
 
-from ecommerce.core.timing import TimedCommits
-from ecommerce.dbpool.pool import MySQLConnectionPool
+from common.dbpool.pool import MySQLConnectionPool
+from common.timing import TimedCommits
 
 _pools: dict[tuple[str, int], MySQLConnectionPool] = {}
 
