@@ -61,8 +61,8 @@ compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }
 	@.venv/bin/python -m locustfiles.suite.compare "$(A)" "$(B)"
 
-lint:  ## ruff check and format check
-	@scripts/bootstrap.sh && .venv/bin/ruff check . && .venv/bin/ruff format --check .
+lint:  ## ruff check and format check, and the import layering (import-linter)
+	@scripts/bootstrap.sh && scripts/lint.sh
 
 format:  ## ruff format and fixes
 	@scripts/bootstrap.sh && .venv/bin/ruff check --fix . && .venv/bin/ruff format .

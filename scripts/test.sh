@@ -57,7 +57,7 @@ run() {
   "$@" || failed+=("$name")
 }
 
-run lint "lint" bash -c ".venv/bin/ruff check . && .venv/bin/ruff format --check ."
+run lint "lint" "$ROOT/scripts/lint.sh"
 # The deployment: ansible-lint's production profile, and site.yml parsed with every inventory
 # (the molecule scenario that converges it is `make deploy-test`).
 run ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
