@@ -1,12 +1,13 @@
 """Health, the OpenAPI document, and the JSON answers for errors Django raises before a view
 runs."""
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from common.contract import errors as contract
 from common.contract import health as contract_health
+from common.database import unreachable
 from lms_stub.http import allow_methods, error
 from lms_stub.openapi import document
 
@@ -15,11 +16,9 @@ from lms_stub.openapi import document
 @transaction.non_atomic_requests
 @allow_methods("GET")
 def health(request):
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except Exception as exc:  # any database failure means "not healthy"
-        return JsonResponse(contract_health.unhealthy(str(exc)[:200]), status=503)
+    reason = unreachable()
+    if reason is not None:
+        return JsonResponse(contract_health.unhealthy(reason), status=503)
     return JsonResponse(contract_health.HEALTHY)
 
 

@@ -1,4 +1,4 @@
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.decorators import method_decorator
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions
@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.contract import health as contract_health
+from common.database import unreachable
 from ecommerce.core.openapi import ERROR_REF, errors
 
 
@@ -29,11 +30,9 @@ class HealthView(APIView):
         },
     )
     def get(self, request):
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT 1")
-        except Exception as exc:  # any database failure means "not healthy"
-            return Response(contract_health.unhealthy(str(exc)[:200]), status=503)
+        reason = unreachable()
+        if reason is not None:
+            return Response(contract_health.unhealthy(reason), status=503)
         return Response(contract_health.HEALTHY)
 
 

@@ -3,7 +3,7 @@ test database, talking HTTP to each other on free ports."""
 
 import pytest
 
-from tests.support import mysql, servers
+from tests.support import servers
 
 ECOMMERCE_DB = "test_it_ecommerce"
 LMS_DB = "test_it_lms"
@@ -34,26 +34,5 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack():
-    lms_port, ecommerce_port = servers.free_port(), servers.free_port()
-    env = {
-        "CATALOG_COURSES": str(COURSES),
-        "LMS_URL": f"http://127.0.0.1:{lms_port}",
-        "ECOMMERCE_URL": f"http://127.0.0.1:{ecommerce_port}",
-        "LMS_FAULT_REFRESH_SECONDS": "0",
-        "ECOMMERCE_DB_NAME": ECOMMERCE_DB,
-        "LMS_DB_NAME": LMS_DB,
-        "ECOMMERCE_STAFF_PASSWORD": STAFF_PASSWORD,
-    }
-    servers.prepare_database("ecommerce", ECOMMERCE_DB, env, courses=COURSES)
-    servers.prepare_database("lms_stub", LMS_DB, env)
-    servers.manage("settings.local", "ensure_staff", env=env)
-    started = []
-    try:
-        started.append(servers.start_service("lms_stub", LMS_DB, env, workers=2, port=lms_port))
-        started.append(servers.start_service("ecommerce", ECOMMERCE_DB, env, workers=2, port=ecommerce_port))
-        yield Stack(*started, env)
-    finally:
-        for service in reversed(started):
-            service.stop()
-        mysql.drop_database(ECOMMERCE_DB)
-        mysql.drop_database(LMS_DB)
+    with servers.loop(ECOMMERCE_DB, LMS_DB, COURSES, STAFF_PASSWORD, workers=2) as (lms, ecommerce, env):
+        yield Stack(lms, ecommerce, env)

@@ -45,29 +45,8 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack():
-    lms_port, ecommerce_port = servers.free_port(), servers.free_port()
-    env = {
-        "CATALOG_COURSES": str(COURSES),
-        "LMS_URL": f"http://127.0.0.1:{lms_port}",
-        "ECOMMERCE_URL": f"http://127.0.0.1:{ecommerce_port}",
-        "LMS_FAULT_REFRESH_SECONDS": "0",
-        "ECOMMERCE_DB_NAME": ECOMMERCE_DB,
-        "LMS_DB_NAME": LMS_DB,
-        "ECOMMERCE_STAFF_PASSWORD": "schema-staff-password",
-    }
-    servers.prepare_database("ecommerce", ECOMMERCE_DB, env, courses=COURSES)
-    servers.prepare_database("lms_stub", LMS_DB, env)
-    servers.manage("settings.local", "ensure_staff", env=env)
-    started = []
-    try:
-        started.append(servers.start_service("lms_stub", LMS_DB, env, port=lms_port))
-        started.append(servers.start_service("ecommerce", ECOMMERCE_DB, env, port=ecommerce_port))
-        yield Stack(*started, env)
-    finally:
-        for service in reversed(started):
-            service.stop()
-        mysql.drop_database(ECOMMERCE_DB)
-        mysql.drop_database(LMS_DB)
+    with servers.loop(ECOMMERCE_DB, LMS_DB, COURSES, "schema-staff-password") as (lms, ecommerce, env):
+        yield Stack(lms, ecommerce, env)
 
 
 class Databases:

@@ -1,6 +1,7 @@
 """Real services for tests: each one a gunicorn master with its own port, database and var/
 folder, so tests never touch a developer's running stack. Stopped by PID at the end."""
 
+import contextlib
 import os
 import signal
 import socket
@@ -11,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import templates
+from tests.support import mysql, templates
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -155,3 +156,32 @@ def start_service(
         time.sleep(0.2)
     started.stop()
     raise RuntimeError(f"{service} did not become healthy in {health_timeout}s:\n{started.log()}")
+
+
+@contextlib.contextmanager
+def loop(ecommerce_db: str, lms_db: str, courses: int, staff_password: str, workers: int = 1):
+    """lms_stub and ecommerce on free ports, each on a fresh test database, calling each other;
+    yields (lms, ecommerce, env). Both stop and their databases are dropped on the way out."""
+    lms_port, ecommerce_port = free_port(), free_port()
+    env = {
+        "CATALOG_COURSES": str(courses),
+        "LMS_URL": f"http://127.0.0.1:{lms_port}",
+        "ECOMMERCE_URL": f"http://127.0.0.1:{ecommerce_port}",
+        "LMS_FAULT_REFRESH_SECONDS": "0",
+        "ECOMMERCE_DB_NAME": ecommerce_db,
+        "LMS_DB_NAME": lms_db,
+        "ECOMMERCE_STAFF_PASSWORD": staff_password,
+    }
+    prepare_database("ecommerce", ecommerce_db, env, courses=courses)
+    prepare_database("lms_stub", lms_db, env)
+    manage("settings.local", "ensure_staff", env=env)
+    started = []
+    try:
+        started.append(start_service("lms_stub", lms_db, env, workers=workers, port=lms_port))
+        started.append(start_service("ecommerce", ecommerce_db, env, workers=workers, port=ecommerce_port))
+        yield started[0], started[1], env
+    finally:
+        for service in reversed(started):
+            service.stop()
+        mysql.drop_database(ecommerce_db)
+        mysql.drop_database(lms_db)

@@ -9,16 +9,14 @@ resumes after its last batch. Run by ``make preload`` (locustfiles/suite/preload
 runs lms_stub's half at the same time; one JSON object per line on stdout.
 """
 
-import json
-
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import transaction
 from oscar.core.loading import get_class, get_model
 
 from common.contract import preload_plan as plan
 from common.contract.courses import COURSE_ATTRIBUTE, course_id
 from common.contract.statuses import LINE, ORDER
+from common.preload_command import PreloadCommand
 from ecommerce.counters.rollup import LOCK_NAME
 from ecommerce.orders.models import SeatClaim
 
@@ -37,29 +35,15 @@ SEATS = "preload_seat"
 BATCH = "preload_batch"
 
 
-class Command(BaseCommand):
+class Command(PreloadCommand):
     help = "Write purchases in bulk (run by `make preload`); --status says how many are here."
 
-    def add_arguments(self, parser):
-        plan.add_arguments(parser)
+    def prepare(self, cursor, options):
+        cursor.execute("SET SESSION foreign_key_checks = 0")  # the rows are written consistent
+        seat_table(cursor, options["courses"])
 
-    def handle(self, *args, **options):
-        done, last = plan.progress(User._default_manager.all())
-        if options["status"]:
-            self.stdout.write(json.dumps(plan.status_line(done, last)))
-            return
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SET SESSION foreign_key_checks = 0")  # the rows are written consistent
-                seat_table(cursor, options["courses"])
-                plan.run_batches(
-                    done,
-                    options,
-                    lambda first_index, count: write_batch(cursor, first_index, count, options),
-                    lambda line: self.stdout.write(json.dumps(line)),
-                )
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+    def write_batch(self, cursor, first_index, count, options):
+        write_batch(cursor, first_index, count, options)
 
 
 def seat_table(cursor, courses: int) -> None:

@@ -2,42 +2,26 @@
 at the purchase) and the enrollment ecommerce's fulfilment wrote. One transaction per batch;
 run by ``make preload`` (locustfiles/suite/preload.py) beside ecommerce's preload_orders."""
 
-import json
-
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import transaction
 
 from common.contract import preload_plan as plan
 from common.contract.courses import catalogue
+from common.preload_command import PreloadCommand
 from lms_stub.enrollment.models import Enrollment
 
 User = get_user_model()
 COURSES_TABLE = "preload_course"
 
 
-class Command(BaseCommand):
+class Command(PreloadCommand):
     help = "Write learners and enrollments in bulk (run by `make preload`); --status says how many are here."
 
-    def add_arguments(self, parser):
-        plan.add_arguments(parser)
+    def prepare(self, cursor, options):
+        course_table(cursor, options["courses"] or 0)
 
-    def handle(self, *args, **options):
-        done, last = plan.progress(User._default_manager.all())
-        if options["status"]:
-            self.stdout.write(json.dumps(plan.status_line(done, last)))
-            return
-        try:
-            with connection.cursor() as cursor:
-                course_table(cursor, options["courses"] or 0)
-                plan.run_batches(
-                    done,
-                    options,
-                    lambda first_index, count: write_batch(cursor, first_index, count, options),
-                    lambda line: self.stdout.write(json.dumps(line)),
-                )
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+    def write_batch(self, cursor, first_index, count, options):
+        write_batch(cursor, first_index, count, options)
 
 
 def course_table(cursor, courses: int) -> None:
