@@ -17,11 +17,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from oscar.core.loading import get_model
 
-from ecommerce import dbpool
-from ecommerce.core import timing
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
-from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
+from ecommerce.fulfillment.api import fulfil
 from ecommerce.orders.models import IdempotencyRecord, SeatClaim
 from ecommerce.orders.placement import SeatOrderCreator, build_basket
 from ecommerce.orders.representation import basket_body
@@ -63,17 +61,15 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
     except _SeatOwned:
         raise _already_owned(user, stockrecords) from None
 
-    dbpool.release()  # rule 3: no pooled connection is held while the LMS answers
-    statuses = enroll_lines(order, lines)
-    with transaction.atomic():
-        record_fulfillment(order, lines, statuses)
-        timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
+    def answer_and_store_it() -> Answer:  # in transaction 2, with the statuses
         answer = Answer(201, basket_body(basket, order, lines))
         if record:
             IdempotencyRecord._default_manager.filter(pk=record.pk).update(
                 response_status=answer.status, response_body=answer.body
             )
-    return answer
+        return answer
+
+    return fulfil(order, lines, then=answer_and_store_it)
 
 
 def _claim_key(user, key, request, basket, answer: Answer | None = None) -> IdempotencyRecord:
