@@ -2,9 +2,12 @@
 
 Rule 3 of the design: no transaction (and so no row lock) is open while the LMS is called.
 The order was committed before; the outcome is written afterwards in one short transaction.
+``fulfil`` is that sequence; the purchase and a retry both run it.
 """
 
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -18,6 +21,8 @@ from ecommerce.fulfillment.modules import module_for
 
 Order = get_model("order", "Order")
 Line = get_model("order", "Line")
+
+T = TypeVar("T")
 
 
 class NotRetryable(Exception):
@@ -54,6 +59,24 @@ def record_fulfillment(order, lines, statuses) -> None:
     Order._default_manager.filter(pk=order.pk).update(status=order.status)
 
 
+def fulfil(order, lines, then: Callable[[], T] | None = None) -> T | None:
+    """Fulfil ``lines`` of a committed ``order``: the purchase's and a retry's one sequence.
+
+    Returns the pooled connection (rule 3: none is held while the LMS answers), calls the LMS
+    for each line with no transaction open, then writes the line and order statuses in one
+    short transaction. ``then``, if given, runs inside that transaction after the statuses, so
+    what must commit with them (the purchase's stored Idempotency-Key answer) costs no commit
+    of its own; its result is returned. Sets ``order.status`` and each line's ``status``.
+    """
+    dbpool.release()
+    statuses = enroll_lines(order, lines)
+    with transaction.atomic():
+        record_fulfillment(order, lines, statuses)
+        result = then() if then else None
+    timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
+    return result
+
+
 def retry(order) -> None:
     """Fulfil again the lines of an order in Fulfillment Error that are not Complete.
 
@@ -73,11 +96,7 @@ def retry(order) -> None:
         raise NotRetryable(order.number)
     order.status = ORDER.OPEN
     lines = [line for line in order.lines.select_related("product") if line.status != LINE.COMPLETE]
-    dbpool.release()
-    statuses = enroll_lines(order, lines)
-    with transaction.atomic():
-        record_fulfillment(order, lines, statuses)
-    timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
+    fulfil(order, lines)
 
 
 def mark_stale_open_orders() -> int:

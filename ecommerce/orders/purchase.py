@@ -6,38 +6,23 @@
 
 Two commits per order, none open while the LMS is called. Everything that can reject the
 request (validation, unknown SKUs) runs before the first write, so a rejected request writes
-nothing.
+nothing. The LMS call and transaction 2 are ``fulfillment.api.fulfil``, which a retry runs
+too; the purchase adds the stored answer to its transaction. Claiming the key and replaying
+its answer are in ``idempotency.py``.
 """
 
-import time
-from dataclasses import dataclass
-
-from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
-from oscar.core.loading import get_model
 
-from common import dbpool, timing
+from common.contract import errors as contract_errors
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
-from ecommerce.fulfillment.api import enroll_lines, record_fulfillment
-from ecommerce.orders.models import IdempotencyRecord, SeatClaim
+from ecommerce.fulfillment.api import fulfil
+from ecommerce.orders import idempotency
+from ecommerce.orders.idempotency import Answer
+from ecommerce.orders.models import SeatClaim
 from ecommerce.orders.placement import SeatOrderCreator, build_basket
 from ecommerce.orders.representation import basket_body
 from ecommerce.orders.requests import BasketRequest
-
-Order = get_model("order", "Order")
-
-
-@dataclass
-class Answer:
-    status: int
-    body: dict
-    replayed: bool = False
-
-
-class _KeyTaken(Exception):
-    """Another request with this Idempotency-Key got there first."""
 
 
 class _SeatOwned(Exception):
@@ -52,43 +37,23 @@ def purchase(user, request: BasketRequest, stockrecords, key: str | None) -> Ans
             if not request.checkout:
                 answer = Answer(201, basket_body(basket))
                 if key:
-                    _claim_key(user, key, request, basket, answer)
+                    idempotency.claim(user, key, request, basket, answer)
                 return answer
             order, lines = SeatOrderCreator().place_seat_order(basket, basket_lines, user)
-            record = _claim_key(user, key, request, basket) if key else None
+            record = idempotency.claim(user, key, request, basket) if key else None
             _claim_seats(user, order, lines)
-    except _KeyTaken:
-        return _replay(user, key, request)
+    except idempotency.KeyTaken:
+        return idempotency.replay(user, key, request)
     except _SeatOwned:
         raise _already_owned(user, stockrecords) from None
 
-    dbpool.release()  # rule 3: no pooled connection is held while the LMS answers
-    statuses = enroll_lines(order, lines)
-    with transaction.atomic():
-        record_fulfillment(order, lines, statuses)
-        timing.annotate(order_number=str(order.number), fulfilment_status=order.status)
+    def answer_and_store_it() -> Answer:  # in transaction 2, with the statuses
         answer = Answer(201, basket_body(basket, order, lines))
         if record:
-            IdempotencyRecord._default_manager.filter(pk=record.pk).update(
-                response_status=answer.status, response_body=answer.body
-            )
-    return answer
+            idempotency.store_answer(record, answer)
+        return answer
 
-
-def _claim_key(user, key, request, basket, answer: Answer | None = None) -> IdempotencyRecord:
-    """Insert the key row; a concurrent request with the same key waits here, then fails."""
-    try:
-        with transaction.atomic(savepoint=False):
-            return IdempotencyRecord._default_manager.create(
-                user=user,
-                key=key,
-                fingerprint=request.fingerprint,
-                basket=basket,
-                response_status=answer.status if answer else None,
-                response_body=answer.body if answer else None,
-            )
-    except IntegrityError:
-        raise _KeyTaken from None
+    return fulfil(order, lines, then=answer_and_store_it)
 
 
 def _claim_seats(user, order, lines) -> None:
@@ -103,57 +68,6 @@ def _claim_seats(user, order, lines) -> None:
         raise _SeatOwned from None
 
 
-def _replay(user, key, request) -> Answer:
-    """Answer a repeated Idempotency-Key with the first request's answer.
-
-    While the first request is still fulfilling, wait for its answer a little
-    (IDEMPOTENCY_WAIT_SECONDS), then ask the client to retry. If the first request died after
-    committing its order (it can no longer be running), answer from the committed order.
-    """
-    deadline = time.monotonic() + settings.IDEMPOTENCY_WAIT_SECONDS
-    delay = 0.02
-    while True:
-        record = IdempotencyRecord._default_manager.filter(user=user, key=key).first()
-        if record is None:  # the first request rolled back after this one saw its key
-            raise _in_progress()
-        if record.fingerprint != request.fingerprint:
-            raise ApiError(
-                422,
-                "idempotency_key_reused",
-                "This Idempotency-Key was used for a different request.",
-            )
-        if record.response_status is not None:
-            return Answer(record.response_status, record.response_body, replayed=True)
-        if _abandoned(record):
-            return _answer_from_committed_state(record)
-        if time.monotonic() >= deadline:
-            raise _in_progress()
-        time.sleep(delay)
-        delay = min(delay * 2, 0.25)
-
-
-def _abandoned(record) -> bool:
-    """Fulfilment ends within LMS_ENROLLMENT_TIMEOUT, so a first request still without an
-    answer well after that died between its two transactions."""
-    waited = timezone.now() - record.created
-    return waited > timezone.timedelta(seconds=settings.LMS_ENROLLMENT_TIMEOUT + 10)
-
-
-def _in_progress() -> ApiError:
-    return ApiError(
-        409,
-        "request_in_progress",
-        "The first request with this Idempotency-Key is still running; retry shortly.",
-        headers={"Retry-After": "1"},
-    )
-
-
-def _answer_from_committed_state(record) -> Answer:
-    order = Order._default_manager.filter(basket_id=record.basket_id).prefetch_related("lines").first()
-    lines = order.lines.all() if order else ()
-    return Answer(201, basket_body(record.basket, order, lines), replayed=True)
-
-
 def _already_owned(user, stockrecords) -> ApiError:
     claim = (
         SeatClaim._default_manager.filter(user=user, product__in=[r.product_id for r in stockrecords])
@@ -163,7 +77,7 @@ def _already_owned(user, stockrecords) -> ApiError:
     order = claim.order if claim else None
     return ApiError(
         409,
-        "already_purchased",
+        contract_errors.ALREADY_PURCHASED,
         "This learner already has an order for this seat"
         + (f" ({order.number}, {order.status})." if order else "."),
         order_number=order.number if order else None,

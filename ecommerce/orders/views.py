@@ -1,5 +1,6 @@
 """The order API. Views orchestrate; validation lives in requests.py, the work in purchase.py
-and fulfillment/api.py.
+(Idempotency-Key claims and replays in idempotency.py) and fulfillment/api.py, whose fulfil()
+both the purchase and the retry run.
 
 Every view here manages its own transactions (``non_atomic_requests``): the purchase and the
 retry call the LMS between two short transactions, and the read-only views have nothing to

@@ -245,3 +245,27 @@ def test_the_sweep_leaves_a_running_retry_alone(api, lms, seats, learner):
 
     FulfillmentAttempt.objects.filter(order=order).update(started=long_ago)
     assert mark_stale_open_orders() == 1
+
+
+def test_fulfil_commits_its_callback_with_the_statuses_or_neither(api, lms, seats, learner):
+    """The purchase stores its Idempotency-Key answer in fulfil's callback: if that write
+    fails, the statuses roll back with it, and a later fulfil records both."""
+    from ecommerce.fulfillment.api import fulfil
+
+    lms.set_faults(error_rate=1.0)
+    number = failed_order(api, learner, seats[0], LINE.FULFILLMENT_SERVER_ERROR)
+    lms.reset_faults()
+    order = Order.objects.get(number=number)
+
+    def failing():
+        raise RuntimeError("the callback's write failed")
+
+    with pytest.raises(RuntimeError):
+        fulfil(order, list(order.lines.select_related("product")), then=failing)
+    assert Order.objects.get(pk=order.pk).status == ORDER.FULFILLMENT_ERROR
+    assert list(order.lines.values_list("status", flat=True)) == [LINE.FULFILLMENT_SERVER_ERROR]
+
+    assert fulfil(order, list(order.lines.select_related("product")), then=lambda: "stored") == "stored"
+    assert Order.objects.get(pk=order.pk).status == ORDER.COMPLETE
+    assert list(order.lines.values_list("status", flat=True)) == [LINE.COMPLETE]
+    assert len(lms.enrollments(learner)) == 1  # the first call enrolled; the API is idempotent
