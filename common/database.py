@@ -1,10 +1,10 @@
 """The health check's question to the database, asked the same way by both services."""
 
+from django.db import connections
+
 
 def unreachable(using: str = "default") -> str | None:
     """Why the database does not answer ``SELECT 1`` (its error, shortened), or None if it does."""
-    from django.db import connections
-
     try:
         with connections[using].cursor() as cursor:
             cursor.execute("SELECT 1")

@@ -11,8 +11,9 @@ ALGORITHM = "HS256"
 REQUIRED_CLAIMS = ("exp", "username", "email", "iss")
 
 
-def mint(secret: str, issuer: str, username: str, email: str, lifetime_seconds: int, **claims) -> str:
-    """A token for ``username``; ``claims`` adds to or overrides the standard ones."""
+def mint(secret: str, issuer: str, username: str, email: str, lifetime_seconds: int, /, **claims) -> str:
+    """A token for ``username``; ``claims`` adds to or overrides the standard ones (a claim
+    given as None is left out)."""
     now = int(time.time())
     body = {
         "username": username,
@@ -22,7 +23,7 @@ def mint(secret: str, issuer: str, username: str, email: str, lifetime_seconds: 
         "iss": issuer,
         **claims,
     }
-    return jwt.encode(body, secret, algorithm=ALGORITHM)
+    return jwt.encode({k: v for k, v in body.items() if v is not None}, secret, algorithm=ALGORITHM)
 
 
 def authorization(token: str) -> dict[str, str]:

@@ -116,13 +116,13 @@ def test_health_takes_get_only_and_answers_others_in_json(api, db):
 def test_health_without_a_database_is_503_in_the_error_shape(api, db, monkeypatch):
     from django.db import OperationalError
 
-    from ecommerce.core import views
+    from common import database
 
     class NoDatabase:
         def cursor(self):
             raise OperationalError('(2003, "Can\'t connect")')
 
-    monkeypatch.setattr(views, "connection", NoDatabase())
+    monkeypatch.setattr(database, "connections", {"default": NoDatabase()})
     response = api.get("/health/")
     assert response.status_code == 503
     body = response.json()
