@@ -1,6 +1,6 @@
 """A reused HTTP session per process and thread, for calls between the services.
 
-Plain Python (no Django app): the LMS stand-in uses it too. Keyed on the pid so that a session
+Both services call out through it (no Django app). Keyed on the pid so that a session
 created before gunicorn forks is never shared between workers.
 """
 

@@ -13,7 +13,7 @@ prefix (``ecommerce-db``, ``ecommerce-lms``, ...), so the load suite sees the wh
 the one answer it gets. When the process runs under the New Relic agent, the same figures are
 added to the request's transaction as custom attributes.
 
-Plain Django (no app): the LMS stand-in uses it too.
+Plain Django (no app), installed by both services.
 """
 
 import os
