@@ -105,7 +105,7 @@ def service_config(service: str, prefix: str, default_port: int, default_worker_
         "workers": _int(f"{prefix}_WORKERS", 2 * multiprocessing.cpu_count() + 1),
         "worker_class": os.environ.get(f"{prefix}_WORKER_CLASS", default_worker_class),
         "worker_connections": _int(f"{prefix}_WORKER_CONNECTIONS", 100),
-        "timeout": _int(f"{prefix}_TIMEOUT", 30),
+        "timeout": _int(f"{prefix}_WORKER_TIMEOUT", 30),
         "graceful_timeout": _int(f"{prefix}_GRACEFUL_TIMEOUT", 30),
         "keepalive": 5,
         # A backstop against slow leaks, staggered so the workers never restart together.
