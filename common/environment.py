@@ -312,7 +312,11 @@ TABLE: tuple[Variable, ...] = (
     ),
     Variable("LOCUSTFILE", "locustfiles/buy_seat.py", "str", "the locustfile `make run` serves", shell=True),
     Variable(
-        "COURSES", None, "int", "Locust: buy among the first N courses only (1 = one hot seat)", shown="all"
+        "COURSES",
+        "{CATALOG_COURSES}",
+        "int",
+        "Locust: buy among the first N courses only (1 = one hot seat)",
+        shown="all (`$CATALOG_COURSES`)",
     ),
 )
 

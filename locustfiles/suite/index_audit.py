@@ -24,6 +24,7 @@ from pathlib import Path
 import jwt
 import requests
 
+from common.environment import get
 from ecommerce.courses import definition
 from ecommerce.courses import preload_plan as plan
 from locustfiles.suite import commands
@@ -51,19 +52,18 @@ class Audit:
         body = {
             "username": username,
             "email": f"{username}@example.com",
-            "iss": self.env.get("JWT_ISSUER") or "lms-stub",
+            "iss": get("JWT_ISSUER", self.env),
             "exp": int(time.time()) + 300,
             **claims,
         }
-        return jwt.encode(body, self.env.get("JWT_SECRET_KEY") or "local-only-jwt-secret-do-not-deploy")
+        return jwt.encode(body, get("JWT_SECRET_KEY", self.env))
 
     def learner(self, username: str) -> dict:
         return {"Authorization": "JWT " + self.token(username)}
 
     def staff(self) -> dict:
         return {
-            "Authorization": "JWT "
-            + self.token(self.env.get("ECOMMERCE_STAFF_USER") or "staff", administrator=True)
+            "Authorization": "JWT " + self.token(get("ECOMMERCE_STAFF_USER", self.env), administrator=True)
         }
 
     def ecommerce(self, method: str, path: str, expect: tuple[int, ...], **kwargs) -> requests.Response:
@@ -176,7 +176,7 @@ def dashboard(audit: Audit, k: int) -> None:
     staff.post(
         url + "/dashboard/login/",
         data={
-            "username": audit.env.get("ECOMMERCE_STAFF_USER") or "staff",
+            "username": get("ECOMMERCE_STAFF_USER", audit.env),
             "password": audit.staff_password,
             "csrfmiddlewaretoken": staff.cookies["csrftoken"],
         },
@@ -302,7 +302,7 @@ def main(argv=None) -> None:
     preloaded = min(half["done"] for half in status().values())
     if preloaded < 1:
         raise SystemExit("index-audit: nothing is preloaded; run `make preload ORDERS=N` first")
-    courses = int(stack.env.get("CATALOG_COURSES") or 100)
+    courses = get("CATALOG_COURSES", stack.env)
     rows = run(Audit(stack, password, preloaded, courses), facts.databases())
     text = markdown(rows, preloaded)
     print(text)
