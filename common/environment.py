@@ -254,7 +254,8 @@ TABLE: tuple[Variable, ...] = (
         "ECOMMERCE_LEARNER_RATE",
         "20/min",
         "str",
-        "purchases one learner may make per period (`N/s`, `/min`, `/hour`, `/day`; over it 429), or `off`",
+        "purchases one learner may make per period (`N/s`, `/min`, `/hour`, `/day`), counted in the "
+        "database; over it: 429 with Retry-After; `off` for load runs that reuse their learners",
     ),
     Variable(
         "STALE_OPEN_ORDER_SECONDS",
@@ -303,7 +304,7 @@ TABLE: tuple[Variable, ...] = (
         "NEW_RELIC_LICENSE_KEY",
         None,
         "str",
-        "set (or NEW_RELIC_CONFIG_FILE): `make up` runs both services under the New Relic agent",
+        "set (or NEW_RELIC_CONFIG_FILE): `make up` starts both services under `newrelic-admin run-program`",
         shown="none",
     ),
     Variable("NEW_RELIC_CONFIG_FILE", None, "str", "the New Relic agent's configuration file", shown="none"),

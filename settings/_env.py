@@ -44,7 +44,7 @@ def env_list(name: str) -> list[str]:
 def require_secrets(names: tuple[str, ...], deployment: str) -> None:
     """Refuse to start a deployment (``deployment`` names it in the message) unless every one of
     ``names`` is set, and to none of the local defaults: those are in the repository for
-    everyone to read ("local-only-…", "orders-local-password")."""
+    everyone to read (common/environment.py: "local-only-…" and the "-local-" password)."""
     missing = [name for name in names if not os.environ.get(name)]
     if missing:
         raise ImproperlyConfigured(f"{deployment} need these environment variables: " + ", ".join(missing))
