@@ -121,8 +121,9 @@ def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
 
 # --- Every name read is in the table --------------------------------------------------------------
 
-# Calls of the readers with a literal name: get("X"), env_int("X"), and the per-service names
-# of gunicorn_common and settings/_env.py, get(f"{prefix}_X") / env_str(f"{service}_X").
+# Calls of the readers (get, env_int, ...) with a literal name, and the per-service names of
+# gunicorn_common and settings/_env.py: an f-string, "{prefix}_" or "{service}_" and the rest,
+# which stands for both the ECOMMERCE_ and the LMS_ name.
 READER = re.compile(
     r"(?<![\w.])(?:get|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
 )
