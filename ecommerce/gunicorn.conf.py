@@ -5,4 +5,4 @@ from settings.gunicorn_common import service_config
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings.local")
 
-globals().update(service_config("ecommerce", "ECOMMERCE", 18130, "gevent"))
+globals().update(service_config("ecommerce", "ECOMMERCE"))

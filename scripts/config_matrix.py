@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from common.contract import paths  # noqa: E402
+from common.environment import get  # noqa: E402
 from tests.support import mysql  # noqa: E402
 
 SHIPPED = {"ECOMMERCE_WORKER_CLASS": "gevent", "ECOMMERCE_MYSQL_DRIVER": "pymysql", "ORDER_COUNTER": "events"}
@@ -60,7 +61,7 @@ def locust(seconds: int, prefix: Path | None, env: dict, locust_env: dict, args)
         "-f",
         str(ROOT / "locustfiles/buy_seat.py"),
         "--host",
-        env.get("LMS_URL", "http://127.0.0.1:18000"),
+        get("LMS_URL", env),
         "--headless",
         "-u",
         str(args.users),

@@ -1,36 +1,22 @@
-# Shared defaults for the shell entry points. Sourced, never run.
-# Every value can be overridden from the environment; the names are the ones in README.md.
-
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-export ROOT
-export VAR_DIR=${VAR_DIR:-$ROOT/var}
-export VENV=${VENV:-$ROOT/.venv}
-export PYTHON=${PYTHON:-$VENV/bin/python}
-
-export MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
-export MYSQL_PORT=${MYSQL_PORT:-13306}
-export MYSQL_USER=${MYSQL_USER:-orders}
-export MYSQL_PASSWORD=${MYSQL_PASSWORD:-orders-local-password}
-export ECOMMERCE_DB_NAME=${ECOMMERCE_DB_NAME:-ecommerce}
-export LMS_DB_NAME=${LMS_DB_NAME:-lms}
-
-export LMS_PORT=${LMS_PORT:-18000}
-export ECOMMERCE_PORT=${ECOMMERCE_PORT:-18130}
-export LOCUST_PORT=${LOCUST_PORT:-8089}
-export LMS_URL=${LMS_URL:-http://127.0.0.1:$LMS_PORT}
-export ECOMMERCE_URL=${ECOMMERCE_URL:-http://127.0.0.1:$ECOMMERCE_PORT}
-export CATALOG_COURSES=${CATALOG_COURSES:-100}
-
-# A second stack (the tests', say) may share this checkout's MariaDB by setting MYSQL_DIR.
-MYSQL_DIR=${MYSQL_DIR:-$VAR_DIR/mysql}
-MYSQL_SOCKET=$MYSQL_DIR/mysqld.sock
-# Static files come from the installed packages only: stacks of one checkout may share them.
-export STATIC_DIR=${STATIC_DIR:-$VAR_DIR/static}
-LOG_DIR=$VAR_DIR/log
-RUN_DIR=$VAR_DIR/run
+# What every shell entry point shares: the environment's names and defaults, and helpers.
+# Sourced, never run.
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export ROOT
+# Every variable the scripts use, with its default unless the environment sets it: the table of
+# common/environment.py in its shell form (`export NAME=${NAME:-default}` lines; README.md,
+# "Configuration"). The system python3 runs it by path, before the virtualenv exists.
+command -v python3 >/dev/null || die "python3 not found; install it first (apt-get install python3)"
+_environment=$(python3 "$ROOT/common/environment.py" --shell) || die "common/environment.py --shell failed"
+eval "$_environment"
+unset _environment
+
+MYSQL_SOCKET=$MYSQL_DIR/mysqld.sock
+LOG_DIR=$VAR_DIR/log
+RUN_DIR=$VAR_DIR/run
 
 # pid_of FILE: the pid on a pid file's first line (Locust's pid files have its URL after it).
 pid_of() { head -n 1 "$1" 2>/dev/null; }

@@ -9,7 +9,6 @@ runs in this process, so its own CPU is not counted.
 
 import argparse
 import json
-import os
 import sys
 import time
 import uuid
@@ -24,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from common.contract import paths  # noqa: E402
 from common.contract.courses import seat  # noqa: E402
+from common.environment import get  # noqa: E402
 
 
 def workers_cpu(master_pid: int) -> float:
@@ -38,11 +38,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--url", default=os.environ.get("LMS_URL", "http://127.0.0.1:18000"))
-    parser.add_argument(
-        "--pidfile", default=str(Path(os.environ.get("VAR_DIR", ROOT / "var")) / "run/lms_stub.pid")
-    )
-    parser.add_argument("--api-key", default=os.environ.get("EDX_API_KEY", "local-only-edx-api-key"))
+    parser.add_argument("--url", default=get("LMS_URL"))
+    parser.add_argument("--pidfile", default=str(Path(get("VAR_DIR")) / "run/lms_stub.pid"))
+    parser.add_argument("--api-key", default=get("EDX_API_KEY"))
     args = parser.parse_args()
 
     master = int(Path(args.pidfile).read_text())

@@ -33,11 +33,11 @@ $run_as
 skip-name-resolve
 character-set-server=utf8mb4
 collation-server=utf8mb4_unicode_ci
-innodb_buffer_pool_size=${MYSQL_BUFFER_POOL_SIZE:-512M}
-innodb_flush_log_at_trx_commit=${MYSQL_FLUSH_LOG_AT_TRX_COMMIT:-1}
-innodb_lock_wait_timeout=${MYSQL_LOCK_WAIT_TIMEOUT:-50}
-max_connections=${MYSQL_MAX_CONNECTIONS:-500}
-performance_schema=${MYSQL_PERFORMANCE_SCHEMA:-ON}
+innodb_buffer_pool_size=$MYSQL_BUFFER_POOL_SIZE
+innodb_flush_log_at_trx_commit=$MYSQL_FLUSH_LOG_AT_TRX_COMMIT
+innodb_lock_wait_timeout=$MYSQL_LOCK_WAIT_TIMEOUT
+max_connections=$MYSQL_MAX_CONNECTIONS
+performance_schema=$MYSQL_PERFORMANCE_SCHEMA
 
 [client]
 socket=$MYSQL_SOCKET

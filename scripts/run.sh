@@ -32,14 +32,14 @@ trap cleanup INT TERM EXIT
 
 "$ROOT/scripts/stack.sh" up
 cat <<INFO
-  Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: ${LOCUSTFILE:-locustfiles/buy_seat.py})
+  Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: $LOCUSTFILE)
   Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
                       the latest: http://127.0.0.1:$LOCUST_PORT/suite/report
 
 Press Ctrl-C to stop.
 INFO
 cd "$ROOT"
-PYTHONPATH=$ROOT "$VENV/bin/locust" -f "${LOCUSTFILE:-locustfiles/buy_seat.py}" \
+PYTHONPATH=$ROOT "$VENV/bin/locust" -f "$LOCUSTFILE" \
   --host "$LMS_URL" --web-host 127.0.0.1 --web-port "$LOCUST_PORT" &
 locust_pid=$!
 printf '%s\nhttp://127.0.0.1:%s\n' "$locust_pid" "$LOCUST_PORT" >"$RUN_DIR/locust.pid"

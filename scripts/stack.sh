@@ -15,7 +15,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-STAFF_USER=${ECOMMERCE_STAFF_USER:-staff}
+STAFF_USER=$ECOMMERCE_STAFF_USER
 STAFF_PASSWORD_FILE=$VAR_DIR/staff-password
 
 manage() { "$PYTHON" "$ROOT/manage.py" "$@"; }
@@ -93,7 +93,7 @@ start_service() {
   [ -n "$cpus" ] && pin=(taskset -c "$cpus")
   # With a New Relic license key (or config file) the agent wraps gunicorn; each service
   # reports as its own application, "<NEW_RELIC_APP_NAME or orderservice>-<service>".
-  local agent=() app_name=${NEW_RELIC_APP_NAME:-orderservice}-$name
+  local agent=() app_name=$NEW_RELIC_APP_NAME-$name
   if [ -n "${NEW_RELIC_LICENSE_KEY:-}${NEW_RELIC_CONFIG_FILE:-}" ]; then
     agent=("$VENV/bin/newrelic-admin" run-program)
     say "$name: under the New Relic agent as \"$app_name\""
@@ -115,10 +115,10 @@ start_rollup() {
     say "rollup: already running (pid $(cat "$pidfile"))"
     return 0
   fi
-  (cd "$ROOT" && exec setsid "$PYTHON" manage.py rollup_counters --loop --interval "${ROLLUP_INTERVAL:-1}" \
+  (cd "$ROOT" && exec setsid "$PYTHON" manage.py rollup_counters --loop --interval "$ROLLUP_INTERVAL" \
     </dev/null >>"$LOG_DIR/rollup.log" 2>&1) &
   echo $! >"$pidfile"
-  say "rollup: folding purchase counts every ${ROLLUP_INTERVAL:-1} s (pid $!)"
+  say "rollup: folding purchase counts every $ROLLUP_INTERVAL s (pid $!)"
 }
 
 # settings: NAME=value of every setting that reaches the services, as they resolve it (their

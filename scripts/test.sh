@@ -34,7 +34,7 @@ started=$(date +%s)
 # one), so a stack that `make up` or `make run` keeps running, its MariaDB included, is never
 # touched; the chaos test restarts this one. Its templates stay between runs; it is stopped at
 # the end, and one a crashed run left behind is stopped first (it may listen on another port).
-export MYSQL_DIR=${TEST_MYSQL_DIR:-$ROOT/var/test/mysql}
+export MYSQL_DIR=$TEST_MYSQL_DIR
 test_db() { VAR_DIR="$(dirname "$MYSQL_DIR")" "$ROOT/scripts/mysql.sh" "$@"; }
 test_db down >/dev/null 2>&1 || true
 export MYSQL_PORT=${TEST_MYSQL_PORT:-$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}

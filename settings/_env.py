@@ -1,25 +1,50 @@
-"""Reading configuration from the environment: one helper per type, one error message."""
+"""Reading configuration from the environment for Django settings: common/environment.py's
+table gives every name its default and kind; here a bad or missing value stops the service with
+Django's ImproperlyConfigured, which names the variable."""
 
 import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-_MISSING = object()
+from common import environment
+from common.environment import BadSetting
 
 
-def env_str(name: str, default=_MISSING) -> str:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        if default is _MISSING:
-            raise ImproperlyConfigured(f"Set the environment variable {name}.")
-        return default
+def _read(reader, name: str):
+    try:
+        return reader(name)
+    except BadSetting as exc:
+        raise ImproperlyConfigured(str(exc)) from None
+
+
+def env_str(name: str) -> str:
+    """The variable's value, or its default; a variable without a default must be set."""
+    value = _read(environment.env_str, name)
+    if value is None:
+        raise ImproperlyConfigured(f"Set the environment variable {name}.")
     return value
+
+
+def env_int(name: str) -> int:
+    return _read(environment.env_int, name)
+
+
+def env_float(name: str) -> float:
+    return _read(environment.env_float, name)
+
+
+def env_bool(name: str) -> bool:
+    return _read(environment.env_bool, name)
+
+
+def env_list(name: str) -> list[str]:
+    return _read(environment.env_list, name)
 
 
 def require_secrets(names: tuple[str, ...], deployment: str) -> None:
     """Refuse to start a deployment (``deployment`` names it in the message) unless every one of
     ``names`` is set, and to none of the local defaults: those are in the repository for
-    everyone to read ("local-only-…", "orders-local-password")."""
+    everyone to read (common/environment.py: "local-only-…" and the "-local-" password)."""
     missing = [name for name in names if not os.environ.get(name)]
     if missing:
         raise ImproperlyConfigured(f"{deployment} need these environment variables: " + ", ".join(missing))
@@ -30,42 +55,6 @@ def require_secrets(names: tuple[str, ...], deployment: str) -> None:
         )
 
 
-def _env_number(name: str, default, kind, description: str):
-    raw = os.environ.get(name, "")
-    if raw == "":
-        return default
-    try:
-        return kind(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be {description}, not {raw!r}.") from None
-
-
-def env_int(name: str, default: int) -> int:
-    return _env_number(name, default, int, "a whole number")
-
-
-def env_float(name: str, default: float) -> float:
-    return _env_number(name, default, float, "a number")
-
-
-def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name, "").strip().lower()
-    if raw == "":
-        return default
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    raw = os.environ.get(name, "")
-    if raw.strip() == "":
-        return list(default)
-    return [item.strip() for item in raw.split(",") if item.strip()]
-
-
 def use_mysql_driver(service: str) -> str:
     """Load the MySQL driver named by <SERVICE>_MYSQL_DRIVER or MYSQL_DRIVER before Django
     imports MySQLdb.
@@ -74,7 +63,7 @@ def use_mysql_driver(service: str) -> str:
     server; ``mysqlclient`` is C and blocks the whole gevent worker while a query waits (see
     docs/decisions.md). Both are installed; PyMySQL takes the MySQLdb name when chosen.
     """
-    driver = env_str(f"{service}_MYSQL_DRIVER", env_str("MYSQL_DRIVER", "pymysql"))
+    driver = env_str(f"{service}_MYSQL_DRIVER")  # MYSQL_DRIVER unless set
     if driver == "pymysql":
         import pymysql
 
@@ -90,19 +79,19 @@ POOL_ENGINES = {
 }
 
 
-def mysql_database(service: str, name: str, pool_size: int = 10) -> dict:
+def mysql_database(service: str, name: str) -> dict:
     """Django DATABASES entry for the project's MariaDB; host, port and user are shared.
     <SERVICE>_DB_POOL overrides DB_POOL for one service."""
-    pool = env_str(f"{service}_DB_POOL", env_str("DB_POOL", "geventpool"))
+    pool = env_str(f"{service}_DB_POOL")  # DB_POOL unless set
     if pool not in POOL_ENGINES:
         raise ImproperlyConfigured(f"DB_POOL must be one of {', '.join(POOL_ENGINES)}, not {pool!r}.")
     return {
         "ENGINE": POOL_ENGINES[pool],
         "NAME": name,
-        "HOST": env_str("MYSQL_HOST", "127.0.0.1"),
-        "PORT": env_int("MYSQL_PORT", 13306),
-        "USER": env_str("MYSQL_USER", "orders"),
-        "PASSWORD": env_str("MYSQL_PASSWORD", "orders-local-password"),
+        "HOST": env_str("MYSQL_HOST"),
+        "PORT": env_int("MYSQL_PORT"),
+        "USER": env_str("MYSQL_USER"),
+        "PASSWORD": env_str("MYSQL_PASSWORD"),
         # Lesson 1 of the 2015 write-up: autocommit stays on, each request is one transaction.
         "AUTOCOMMIT": True,
         "ATOMIC_REQUESTS": True,
@@ -116,9 +105,9 @@ def mysql_database(service: str, name: str, pool_size: int = 10) -> dict:
         # Per worker process: at most MAX_CONNECTIONS open; a checkout waits CHECKOUT_TIMEOUT
         # seconds at most, then the request is answered 503.
         "POOL": {
-            "MAX_CONNECTIONS": env_int("DB_POOL_SIZE", pool_size),
-            "CHECKOUT_TIMEOUT": env_float("DB_POOL_TIMEOUT", 5.0),
-            "PING_AFTER": env_float("DB_POOL_PING_AFTER", 1.0),
+            "MAX_CONNECTIONS": env_int("DB_POOL_SIZE"),
+            "CHECKOUT_TIMEOUT": env_float("DB_POOL_TIMEOUT"),
+            "PING_AFTER": env_float("DB_POOL_PING_AFTER"),
         },
         "TEST": {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"},
     }
@@ -151,10 +140,8 @@ def parse_rate(text: str) -> tuple[int, int] | None:
     return int(count), _PERIODS[period]
 
 
-def env_rate(name: str, default: str) -> tuple[int, int] | None:
+def env_rate(name: str) -> tuple[int, int] | None:
     try:
-        return parse_rate(env_str(name, default))
+        return parse_rate(env_str(name))
     except ValueError as exc:
-        from django.core.exceptions import ImproperlyConfigured
-
         raise ImproperlyConfigured(f"{name}: {exc}") from None

@@ -1,7 +1,8 @@
 """Settings shared by every environment of the ecommerce service.
 
-Every secret and address comes from the environment; the defaults here are for a developer's
-machine (see README.md, "Configuration"). ``production`` refuses to start without the secrets.
+Every secret and address comes from the environment; the defaults, for a developer's machine,
+are those of the table in common/environment.py (README.md, "Configuration"). ``production``
+refuses to start without the secrets.
 """
 
 from pathlib import Path
@@ -23,11 +24,11 @@ from settings._logging import console_logging
 from settings._oscar import *  # noqa: F403  (Oscar's settings live in their own file)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR = Path(env_str("VAR_DIR"))
 
-SECRET_KEY = env_str("ECOMMERCE_SECRET_KEY", "local-only-ecommerce-secret-key-do-not-deploy")
-DEBUG = env_bool("ECOMMERCE_DEBUG", False)
-ALLOWED_HOSTS = env_list("ECOMMERCE_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+SECRET_KEY = env_str("ECOMMERCE_SECRET_KEY")
+DEBUG = env_bool("ECOMMERCE_DEBUG")
+ALLOWED_HOSTS = env_list("ECOMMERCE_ALLOWED_HOSTS")
 
 # Oscar's analytics app keeps its models and dashboard reports, but not its receivers: they
 # update one shared row per product for every order (lesson 2 of the 2015 write-up).
@@ -87,7 +88,7 @@ TEMPLATES = [
 ]
 
 MYSQL_DRIVER = use_mysql_driver("ECOMMERCE")
-DATABASES = {"default": mysql_database("ECOMMERCE", env_str("ECOMMERCE_DB_NAME", "ecommerce"))}
+DATABASES = {"default": mysql_database("ECOMMERCE", env_str("ECOMMERCE_DB_NAME"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 AUTHENTICATION_BACKENDS = (
@@ -105,7 +106,7 @@ SITE_ID = 1
 STATIC_URL = "/static/"
 # Collected from the installed packages only, so stacks of one checkout may share it (the
 # test suites' stacks do: STATIC_DIR).
-STATIC_ROOT = Path(env_str("STATIC_DIR", str(VAR_DIR / "static")))
+STATIC_ROOT = Path(env_str("STATIC_DIR"))
 MEDIA_URL = "/media/"
 MEDIA_ROOT = VAR_DIR / "media"
 STORAGES = {
@@ -114,7 +115,7 @@ STORAGES = {
 }
 
 # Request bodies of the API are small; a larger body is refused before it is parsed.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ECOMMERCE_MAX_BODY_BYTES", 64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ECOMMERCE_MAX_BODY_BYTES")
 
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
@@ -151,41 +152,41 @@ SPECTACULAR_SETTINGS = {
 # --- The order service ------------------------------------------------------------------------
 
 # JWTs from the LMS: HS256 only, signed with this shared secret, "iss" equal to JWT_ISSUER.
-JWT_SECRET_KEY = env_str("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy")
-JWT_ISSUER = env_str("JWT_ISSUER", "lms-stub")
-JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS", 5)
+JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
+JWT_ISSUER = env_str("JWT_ISSUER")
+JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS")
 
 # Fulfilment: the LMS enrollment API and the key ecommerce presents to it. The timeout bounds
 # the fulfilment of a whole order, however many seats it has.
-LMS_URL = env_str("LMS_URL", "http://127.0.0.1:18000").rstrip("/")
-EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
-LMS_ENROLLMENT_TIMEOUT = env_float("LMS_ENROLLMENT_TIMEOUT", 7.0)
+LMS_URL = env_str("LMS_URL").rstrip("/")
+EDX_API_KEY = env_str("EDX_API_KEY")
+LMS_ENROLLMENT_TIMEOUT = env_float("LMS_ENROLLMENT_TIMEOUT")
 
 # The purchase counter: "events" (append-only events on the order path, folded into Oscar's
 # ProductRecord by rollup_counters) or "oscar" (Oscar's own receivers, which update one row
 # per product inside every order; for comparison runs only).
-ORDER_COUNTER = env_str("ORDER_COUNTER", "events")
+ORDER_COUNTER = env_str("ORDER_COUNTER")
 if ORDER_COUNTER not in ("events", "oscar"):
     raise ImproperlyConfigured(f"ORDER_COUNTER must be events or oscar, not {ORDER_COUNTER!r}.")
 
 # A basket holds at most this many products; a seat is bought one at a time.
-MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS", 10)
+MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS")
 
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
 # answer before it is told to retry (409, Retry-After).
-IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS", 2.0)
+IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS")
 
 # Purchases (baskets) one learner may make per period, counted in the database so every worker
 # and host agrees; "off" turns the limit off (a load test that reuses its learners, say).
 # The load suite's learners are new for every purchase, so the default never slows a run.
-ECOMMERCE_LEARNER_RATE = env_rate("ECOMMERCE_LEARNER_RATE", "20/min")
+ECOMMERCE_LEARNER_RATE = env_rate("ECOMMERCE_LEARNER_RATE")
 
 # An order still Open this long after it was placed lost its fulfilment (a worker died between
 # the two transactions); retry_fulfillment --all picks it up.
-STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS", 300)
+STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS")
 
 # Answers carry a Server-Timing header (db, lms, app, total ms); the load suite reports the
 # split per step. Off hides the figures from clients (New Relic still gets them).
-SERVER_TIMING = env_bool("SERVER_TIMING", True)
+SERVER_TIMING = env_bool("SERVER_TIMING")
 
-LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))
+LOGGING = console_logging(env_str("LOG_LEVEL"))

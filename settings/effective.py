@@ -13,6 +13,7 @@ import os
 import runpy
 from pathlib import Path
 
+from common.environment import get
 from settings._env import POOL_ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +51,7 @@ def effective() -> dict[str, str]:
         "LMS_DB_POOL_SIZE": lms_db["POOL"]["MAX_CONNECTIONS"],
         "DB_POOL_TIMEOUT": ecommerce_db["POOL"]["CHECKOUT_TIMEOUT"],
         "ORDER_COUNTER": ecommerce.ORDER_COUNTER,
-        "ECOMMERCE_CPUS": os.environ.get("ECOMMERCE_CPUS", ""),  # scripts/stack.sh pins with taskset
+        "ECOMMERCE_CPUS": get("ECOMMERCE_CPUS") or "",  # scripts/stack.sh pins with taskset
         "LMS_ENROLLMENT_TIMEOUT": ecommerce.LMS_ENROLLMENT_TIMEOUT,
         "ECOMMERCE_LEARNER_RATE": _rate(ecommerce.ECOMMERCE_LEARNER_RATE),
         "LMS_FAULT_LATENCY_MS": lms.LMS_FAULT_LATENCY_MS,

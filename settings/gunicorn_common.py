@@ -1,18 +1,14 @@
 """What both services' gunicorn configurations share. Each service's gunicorn.conf.py calls
-``service_config`` with its name and default port; every value can be set from the
-environment (see README.md, "Configuration")."""
+``service_config`` with its name and its variables' prefix; every value can be set from the
+environment, and the defaults are those of common/environment.py (README.md, "Configuration")."""
 
 import json
 import multiprocessing
-import os
 from pathlib import Path
 
+from common.environment import get
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    return int(raw) if raw.strip() else default
 
 
 def post_worker_init(worker) -> None:
@@ -92,28 +88,29 @@ def answer_protocol_errors_in_json() -> None:
     util.write_error = write_json_error
 
 
-def service_config(service: str, prefix: str, default_port: int, default_worker_class: str) -> dict:
-    """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS)."""
+def service_config(service: str, prefix: str) -> dict:
+    """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS).
+    A bad value stops gunicorn with common.environment.BadSetting, which names the variable."""
     answer_protocol_errors_in_json()
-    var = Path(os.environ.get("VAR_DIR", ROOT / "var"))
+    var = Path(get("VAR_DIR"))
     (var / "run").mkdir(parents=True, exist_ok=True)
     (var / "log").mkdir(parents=True, exist_ok=True)
-    port = _int(f"{prefix}_PORT", default_port)
-    access_log = os.environ.get(f"{prefix}_ACCESS_LOG", "").lower() in ("1", "true", "yes", "on")
+    access_log = get(f"{prefix}_ACCESS_LOG")
     return {
-        "bind": os.environ.get(f"{prefix}_BIND", f"127.0.0.1:{port}"),
-        "workers": _int(f"{prefix}_WORKERS", 2 * multiprocessing.cpu_count() + 1),
-        "worker_class": os.environ.get(f"{prefix}_WORKER_CLASS", default_worker_class),
-        "worker_connections": _int(f"{prefix}_WORKER_CONNECTIONS", 100),
-        "timeout": _int(f"{prefix}_TIMEOUT", 30),
-        "graceful_timeout": _int(f"{prefix}_GRACEFUL_TIMEOUT", 30),
+        "bind": get(f"{prefix}_BIND"),
+        # The one default the table cannot write down: it depends on the machine.
+        "workers": get(f"{prefix}_WORKERS") or 2 * multiprocessing.cpu_count() + 1,
+        "worker_class": get(f"{prefix}_WORKER_CLASS"),
+        "worker_connections": get(f"{prefix}_WORKER_CONNECTIONS"),
+        "timeout": get(f"{prefix}_WORKER_TIMEOUT"),
+        "graceful_timeout": get(f"{prefix}_GRACEFUL_TIMEOUT"),
         "keepalive": 5,
         # A backstop against slow leaks, staggered so the workers never restart together.
-        "max_requests": _int(f"{prefix}_MAX_REQUESTS", 20000),
-        "max_requests_jitter": _int(f"{prefix}_MAX_REQUESTS_JITTER", 2000),
+        "max_requests": get(f"{prefix}_MAX_REQUESTS"),
+        "max_requests_jitter": get(f"{prefix}_MAX_REQUESTS_JITTER"),
         "proc_name": service,
         "pidfile": str(var / "run" / f"{service}.pid"),
-        "errorlog": os.environ.get(f"{prefix}_ERROR_LOG", str(var / "log" / f"{service}.log")),
+        "errorlog": get(f"{prefix}_ERROR_LOG"),
         # Access logs cost CPU per request; off unless asked for.
         "accesslog": str(var / "log" / f"{service}-access.log") if access_log else None,
         # Two gunicorns under one HOME would otherwise share $HOME/.gunicorn/gunicorn.ctl.

@@ -23,14 +23,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 # A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses missing secrets and the local defaults:
 # with a known secret key anyone could forge a learner's session cookie.
-if env_bool("LMS_REQUIRE_SECRETS", False):
+if env_bool("LMS_REQUIRE_SECRETS"):
     require_secrets(
         ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"), "lms_stub settings"
     )
 
-SECRET_KEY = env_str("LMS_SECRET_KEY", "local-only-lms-secret-key-do-not-deploy")
+SECRET_KEY = env_str("LMS_SECRET_KEY")
 DEBUG = False
-ALLOWED_HOSTS = env_list("LMS_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+ALLOWED_HOSTS = env_list("LMS_ALLOWED_HOSTS")
 
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
@@ -54,7 +54,7 @@ WSGI_APPLICATION = "lms_stub.wsgi.application"
 TEMPLATES = []
 
 MYSQL_DRIVER = use_mysql_driver("LMS")
-DATABASES = {"default": mysql_database("LMS", env_str("LMS_DB_NAME", "lms"))}
+DATABASES = {"default": mysql_database("LMS", env_str("LMS_DB_NAME"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
@@ -67,35 +67,35 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 USE_I18N = False
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LMS_MAX_BODY_BYTES", 16 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("LMS_MAX_BODY_BYTES")
 
 # The course catalogue the LMS knows: the first CATALOG_COURSES seats of
 # common.contract.courses, the same list seed_catalog writes into ecommerce.
-CATALOG_COURSES = env_int("CATALOG_COURSES", 100)
+CATALOG_COURSES = env_int("CATALOG_COURSES")
 
 # Learner tokens for ecommerce.
-JWT_SECRET_KEY = env_str("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy")
-JWT_ISSUER = env_str("JWT_ISSUER", "lms-stub")
-JWT_LIFETIME_SECONDS = env_int("JWT_LIFETIME_SECONDS", 60)
+JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
+JWT_ISSUER = env_str("JWT_ISSUER")
+JWT_LIFETIME_SECONDS = env_int("JWT_LIFETIME_SECONDS")
 
 # The key callers of the enrollment and fault-control APIs must present.
-EDX_API_KEY = env_str("EDX_API_KEY", "local-only-edx-api-key")
+EDX_API_KEY = env_str("EDX_API_KEY")
 
-ECOMMERCE_URL = env_str("ECOMMERCE_URL", "http://127.0.0.1:18130").rstrip("/")
+ECOMMERCE_URL = env_str("ECOMMERCE_URL").rstrip("/")
 # Must exceed ecommerce's LMS_ENROLLMENT_TIMEOUT: ecommerce may spend that long fulfilling.
-ECOMMERCE_TIMEOUT = env_float("ECOMMERCE_TIMEOUT", 20.0)
+ECOMMERCE_TIMEOUT = env_float("ECOMMERCE_TIMEOUT")
 
 # Fault injection on the enrollment API, until changed at run time through /api/faults/.
-LMS_FAULT_LATENCY_MS = env_int("LMS_FAULT_LATENCY_MS", 0)
-LMS_FAULT_JITTER_MS = env_int("LMS_FAULT_JITTER_MS", 0)
-LMS_FAULT_ERROR_RATE = env_float("LMS_FAULT_ERROR_RATE", 0.0)
+LMS_FAULT_LATENCY_MS = env_int("LMS_FAULT_LATENCY_MS")
+LMS_FAULT_JITTER_MS = env_int("LMS_FAULT_JITTER_MS")
+LMS_FAULT_ERROR_RATE = env_float("LMS_FAULT_ERROR_RATE")
 # An outage window in Unix seconds; the enrollment API answers 503 inside it.
-LMS_FAULT_OUTAGE_START = env_float("LMS_FAULT_OUTAGE_START", 0.0)
-LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END", 0.0)
+LMS_FAULT_OUTAGE_START = env_float("LMS_FAULT_OUTAGE_START")
+LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END")
 # How often each worker re-reads the fault settings stored by /api/faults/.
-LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS", 0.5)
+LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS")
 
 # As ecommerce's (settings/base.py): a Server-Timing header, here with ecommerce's entries.
-SERVER_TIMING = env_bool("SERVER_TIMING", True)
+SERVER_TIMING = env_bool("SERVER_TIMING")
 
-LOGGING = console_logging(env_str("LOG_LEVEL", "INFO"))
+LOGGING = console_logging(env_str("LOG_LEVEL"))

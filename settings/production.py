@@ -1,7 +1,7 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
-without them instead of running with the local defaults of base.py."""
+without them instead of running with the local defaults (common/environment.py)."""
 
-from settings._env import env_bool, env_int, env_str, require_secrets
+from settings._env import env_bool, env_int, env_list, require_secrets
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
@@ -17,12 +17,12 @@ DEBUG = False
 
 # TLS ends at the load balancer in front of gunicorn.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS")
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 # On by default, as `manage.py check --deploy` asks; turn it off before the first deploy if the
 # domain is not to be submitted to the browsers' HSTS preload list.
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
-CSRF_TRUSTED_ORIGINS = [origin for origin in env_str("CSRF_TRUSTED_ORIGINS", "").split(",") if origin]
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")

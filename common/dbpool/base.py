@@ -11,11 +11,18 @@ import os
 from django.db.backends.mysql import base as mysql
 
 from common.dbpool.pool import MySQLConnectionPool
+from common.environment import get
 from common.timing import TimedCommits
 
 _pools: dict[tuple[str, int], MySQLConnectionPool] = {}
 
-DEFAULTS = {"MAX_CONNECTIONS": 10, "CHECKOUT_TIMEOUT": 5.0, "PING_AFTER": 1.0, "WARM": 2}
+# For a POOL that leaves some out: the table's defaults (settings/_env.py sets all three).
+DEFAULTS = {
+    "MAX_CONNECTIONS": get("DB_POOL_SIZE", env={}),
+    "CHECKOUT_TIMEOUT": get("DB_POOL_TIMEOUT", env={}),
+    "PING_AFTER": get("DB_POOL_PING_AFTER", env={}),
+    "WARM": 2,
+}
 
 
 class DatabaseWrapper(TimedCommits, mysql.DatabaseWrapper):

@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from common.environment import get
 from locustfiles.suite.findings import NOISE_MS, NOISE_PCT, delta, label
 from locustfiles.suite.histogram import PERCENTILES
 
@@ -105,7 +106,7 @@ def main(argv: list[str]) -> int:
         a, b, float(os.environ.get("NOISE_PCT") or NOISE_PCT), float(os.environ.get("NOISE_MS") or NOISE_MS)
     )
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = Path(os.environ.get("VAR_DIR", "var")) / "runs" / f"{stamp}-compare"
+    folder = Path(get("VAR_DIR")) / "runs" / f"{stamp}-compare"
     folder.mkdir(parents=True, exist_ok=True)
     text = markdown(result, argv[0], argv[1])
     (folder / "compare.json").write_text(json.dumps(result, indent=2))

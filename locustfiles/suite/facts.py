@@ -13,9 +13,9 @@ starts another), and a Django process needs seconds to start (minutes on a loade
 """
 
 import json
-import os
 from dataclasses import dataclass
 
+from common.environment import get
 from locustfiles.suite import commands
 from locustfiles.suite.server import mysql_connect
 
@@ -33,7 +33,7 @@ class Since:
 
 def databases() -> tuple[str, str]:
     """(ecommerce's, lms_stub's) database names, as the stack's environment sets them."""
-    return os.environ.get("ECOMMERCE_DB_NAME", "ecommerce"), os.environ.get("LMS_DB_NAME", "lms")
+    return get("ECOMMERCE_DB_NAME"), get("LMS_DB_NAME")
 
 
 def watermarks() -> dict[str, int]:

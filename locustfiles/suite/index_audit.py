@@ -24,6 +24,7 @@ import requests
 
 from common.contract import courses, paths, tokens
 from common.contract import preload_plan as plan
+from common.environment import get
 from locustfiles.suite import commands
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.server import ServerSampler, digest_report, is_background
@@ -47,8 +48,8 @@ class Audit:
 
     def token(self, username: str, **claims) -> str:
         return tokens.mint(
-            self.env.get("JWT_SECRET_KEY") or "local-only-jwt-secret-do-not-deploy",
-            self.env.get("JWT_ISSUER") or "lms-stub",
+            get("JWT_SECRET_KEY", self.env),
+            get("JWT_ISSUER", self.env),
             username,
             f"{username}@example.com",
             300,
@@ -59,9 +60,7 @@ class Audit:
         return tokens.authorization(self.token(username))
 
     def staff(self) -> dict:
-        return tokens.authorization(
-            self.token(self.env.get("ECOMMERCE_STAFF_USER") or "staff", administrator=True)
-        )
+        return tokens.authorization(self.token(get("ECOMMERCE_STAFF_USER", self.env), administrator=True))
 
     def ecommerce(self, method: str, path: str, expect: tuple[int, ...], **kwargs) -> requests.Response:
         response = self.session.request(method, self.stack.ecommerce_url + path, timeout=60, **kwargs)
@@ -173,7 +172,7 @@ def dashboard(audit: Audit, k: int) -> None:
     staff.post(
         url + "/dashboard/login/",
         data={
-            "username": audit.env.get("ECOMMERCE_STAFF_USER") or "staff",
+            "username": get("ECOMMERCE_STAFF_USER", audit.env),
             "password": audit.staff_password,
             "csrfmiddlewaretoken": staff.cookies["csrftoken"],
         },
@@ -299,7 +298,7 @@ def main(argv=None) -> None:
     preloaded = min(half["done"] for half in status().values())
     if preloaded < 1:
         raise SystemExit("index-audit: nothing is preloaded; run `make preload ORDERS=N` first")
-    courses = int(stack.env.get("CATALOG_COURSES") or 100)
+    courses = get("CATALOG_COURSES", stack.env)
     rows = run(Audit(stack, password, preloaded, courses), facts.databases())
     text = markdown(rows, preloaded)
     print(text)

@@ -28,6 +28,7 @@ import psutil
 from locust.runners import MasterRunner, WorkerRunner
 
 from common.contract.server_timing import parse as parse_server_timing
+from common.environment import get
 from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
@@ -95,7 +96,7 @@ class LoadRun:
         if self.keeps_results:
             events.worker_report.add_listener(self.on_worker_report)
             events.test_start.add_listener(self.on_test_start)
-            self.sampler = ServerSampler(Path(self.env.get("VAR_DIR") or ROOT / "var"), audit.databases())
+            self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases())
             if self.environment.web_ui:
                 self._add_web_route()
         if self.env.get("REQUEST_LOG") and not self.distributed:
@@ -213,7 +214,7 @@ class LoadRun:
             folder = Path(given)
         else:  # no folder given, or another test of the same web UI session
             stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            base = Path(given).parent if given else Path(self.env.get("VAR_DIR") or ROOT / "var") / "runs"
+            base = Path(given).parent if given else Path(get("VAR_DIR", self.env)) / "runs"
             folder = base / f"{stamp}-{self.profile.name}"
             suffix = 1
             while folder.exists():

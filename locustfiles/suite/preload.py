@@ -15,13 +15,13 @@ run).
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
 from datetime import UTC, datetime, timedelta
 
 from common.contract import preload_plan as plan
+from common.environment import get
 from locustfiles.suite import commands, facts
 from locustfiles.suite.server import mysql_connect
 
@@ -189,7 +189,7 @@ def wait_all(processes: dict) -> tuple[str, str] | None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="make preload", description=__doc__.split("\n\n")[0])
     parser.add_argument("--orders", type=int, default=DEFAULT_ORDERS, help="purchases wanted in all")
-    parser.add_argument("--courses", type=int, default=int(os.environ.get("CATALOG_COURSES") or 100))
+    parser.add_argument("--courses", type=int, default=get("CATALOG_COURSES"))
     parser.add_argument("--batch", type=int, default=BATCH, help="purchases per transaction")
     options = parser.parse_args(argv)
     if options.orders < 1:

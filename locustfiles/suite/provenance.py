@@ -16,6 +16,8 @@ from pathlib import Path
 
 import psutil
 
+from common.environment import get
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PACKAGES = {  # provenance name: distribution name
@@ -31,7 +33,7 @@ SERVICES = {"ecommerce": "ECOMMERCE", "lms_stub": "LMS"}  # service: its setting
 
 # The learners' defaults (locustfiles/learners.py): think time 3-5 s as in 2015, ten purchases
 # for one read, the first 100 courses of the catalogue.
-LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 10, "READ_WEIGHT": 1, "COURSES": 100}
+LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 10, "READ_WEIGHT": 1}
 
 
 def collect(
@@ -190,5 +192,5 @@ def load_settings(env: dict) -> dict:
     return {
         "think_time": {"min_seconds": value("WAIT_MIN"), "max_seconds": value("WAIT_MAX")},
         "weights": {"buy": value("BUY_WEIGHT"), "read": value("READ_WEIGHT")},
-        "courses": int(env.get("COURSES") or env.get("CATALOG_COURSES") or LOAD_DEFAULTS["COURSES"]),
+        "courses": get("COURSES", env),  # CATALOG_COURSES unless set
     }

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from common.environment import get
 from locustfiles.suite import facts, hosts, preload, profiles, services, terminal, thresholds
 from locustfiles.suite.loadrun import PROGRESS_FILE
 
@@ -31,7 +32,7 @@ def service_config(running: dict, host: dict) -> dict:
     """What the report records about the configuration under test: the services' settings as
     they run (scripts/stack.sh resolves them, defaults included), and the learners' course choice."""
     config = {key.lower(): value for key, value in running.items() if value}
-    config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or "100"
+    config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or get("COURSES")
     config["host_profile"] = host.get("name") or "this machine"
     if host.get("name"):
         config["host_vcpus"] = host["vcpus"]
@@ -78,11 +79,12 @@ def main(argv: list[str]) -> int:
 
     running = services.ensure_up(env)
     if preload_to:
-        preload.preload(preload_to, int(running.get("CATALOG_COURSES") or 100), preload.BATCH, env=env)
+        courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
+        preload.preload(preload_to, courses, preload.BATCH, env=env)
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    var_dir = Path(env.get("VAR_DIR", ROOT / "var"))
+    var_dir = Path(get("VAR_DIR", env))
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = var_dir / "runs" / f"{stamp}-{profile}"
@@ -93,7 +95,8 @@ def main(argv: list[str]) -> int:
 
     workers = int(env.get("WORKERS") or 0)
     ui = env.get("UI", "") not in ("", "0", "false")
-    services.register_run(env, profile, f"http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}" if ui else None)
+    locust_port = get("LOCUST_PORT", env)
+    services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
@@ -105,7 +108,7 @@ def main(argv: list[str]) -> int:
         locust,
         *common,
         "--host",
-        env.get("LMS_URL", f"http://127.0.0.1:{env.get('LMS_PORT', '18000')}"),
+        get("LMS_URL", env),
         "--csv",
         str(run_dir / "locust"),
         "--stop-timeout",
@@ -116,7 +119,7 @@ def main(argv: list[str]) -> int:
         "WARNING",
     ]
     if ui:
-        master += ["--web-host", "127.0.0.1", "--web-port", env.get("LOCUST_PORT", "8089")]
+        master += ["--web-host", "127.0.0.1", "--web-port", str(locust_port)]
     else:
         master += ["--headless", "--only-summary"]
     port = None
@@ -141,9 +144,7 @@ def main(argv: list[str]) -> int:
             )
         )
     if ui:
-        print(
-            f"Locust web UI: http://127.0.0.1:{env.get('LOCUST_PORT', '8089')}  (Ctrl-C to stop)", flush=True
-        )
+        print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
         print("The latest report: /suite/report in the web UI", flush=True)
     progress = Progress(run_dir / PROGRESS_FILE)
     try:

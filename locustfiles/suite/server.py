@@ -14,6 +14,8 @@ from pathlib import Path
 import psutil
 import pymysql
 
+from common.environment import get
+
 GROUPS = {  # name: (pid file under VAR_DIR, with children)
     "ecommerce": ("run/ecommerce.pid", True),
     "lms_stub": ("run/lms_stub.pid", True),
@@ -33,10 +35,10 @@ GAUGES = ("Threads_connected",)
 
 def mysql_connect(database: str | None = None):
     return pymysql.connect(
-        host=os.environ.get("MYSQL_HOST", "127.0.0.1"),
-        port=int(os.environ.get("MYSQL_PORT", "13306")),
-        user=os.environ.get("MYSQL_USER", "orders"),
-        password=os.environ.get("MYSQL_PASSWORD", "orders-local-password"),
+        host=get("MYSQL_HOST"),
+        port=get("MYSQL_PORT"),
+        user=get("MYSQL_USER"),
+        password=get("MYSQL_PASSWORD"),
         database=database,
         autocommit=True,
         connect_timeout=5,
@@ -46,7 +48,7 @@ def mysql_connect(database: str | None = None):
 class ServerSampler:
     def __init__(self, var_dir: Path, databases: tuple[str, ...]):
         self.var_dir = Path(var_dir)
-        self.mysql_dir = Path(os.environ.get("MYSQL_DIR", self.var_dir / "mysql"))
+        self.mysql_dir = Path(get("MYSQL_DIR", {**os.environ, "VAR_DIR": str(self.var_dir)}))
         self.databases = databases
         self._conn = None
         self._peak_rss: dict[str, int] = {}

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common.environment import get
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,7 +37,7 @@ def parse_settings(text: str) -> dict[str, str]:
 
 
 def run_dir(env: dict) -> Path:
-    return Path(env.get("VAR_DIR") or ROOT / "var") / "run"
+    return Path(get("VAR_DIR", env)) / "run"
 
 
 def running_settings(env: dict) -> dict[str, str]:

@@ -1,16 +1,16 @@
 """Direct access to the test MariaDB for assertions and set-up: plain MySQLdb, no Django."""
 
-import os
-
 import MySQLdb
+
+from common.environment import get
 
 
 def connect(database: str | None = None):
     kwargs = {
-        "host": os.environ.get("MYSQL_HOST", "127.0.0.1"),
-        "port": int(os.environ.get("MYSQL_PORT", "13306")),
-        "user": os.environ.get("MYSQL_USER", "orders"),
-        "password": os.environ.get("MYSQL_PASSWORD", "orders-local-password"),
+        "host": get("MYSQL_HOST"),
+        "port": get("MYSQL_PORT"),
+        "user": get("MYSQL_USER"),
+        "password": get("MYSQL_PASSWORD"),
         "charset": "utf8mb4",
         "autocommit": True,
     }

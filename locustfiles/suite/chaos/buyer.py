@@ -6,13 +6,14 @@ import gevent
 import requests
 
 from common.contract import paths, tokens
+from common.environment import get
 
 
 class Buyer:
     def __init__(self, ecommerce_url: str, env: dict):
         self.ecommerce_url = ecommerce_url
-        self.jwt_secret = env.get("JWT_SECRET_KEY") or "local-only-jwt-secret-do-not-deploy"
-        self.jwt_issuer = env.get("JWT_ISSUER") or "lms-stub"
+        self.jwt_secret = get("JWT_SECRET_KEY", env)
+        self.jwt_issuer = get("JWT_ISSUER", env)
 
     def token(self, username: str) -> str:
         return tokens.mint(self.jwt_secret, self.jwt_issuer, username, f"{username}@example.com", 300)

@@ -10,18 +10,18 @@ import gevent
 import psutil
 import requests
 
+from common.environment import get
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
 class Stack:
     def __init__(self, env=None):
         env = env if env is not None else os.environ
-        self.lms_url = env.get("LMS_URL") or f"http://127.0.0.1:{env.get('LMS_PORT', '18000')}"
-        self.ecommerce_url = (
-            env.get("ECOMMERCE_URL") or f"http://127.0.0.1:{env.get('ECOMMERCE_PORT', '18130')}"
-        )
-        self.api_key = env.get("EDX_API_KEY") or "local-only-edx-api-key"
-        self.var_dir = Path(env.get("VAR_DIR") or ROOT / "var")
+        self.lms_url = get("LMS_URL", env)
+        self.ecommerce_url = get("ECOMMERCE_URL", env)
+        self.api_key = get("EDX_API_KEY", env)
+        self.var_dir = Path(get("VAR_DIR", env))
         self.env = dict(env)
         self.session = requests.Session()
 

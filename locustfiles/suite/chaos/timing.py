@@ -5,6 +5,8 @@ import time
 
 import gevent
 
+from common.environment import get
+
 # Seconds an order request may take beyond ecommerce's fulfilment timeout (its own two
 # transactions, the LMS's share, queueing under load).
 TIMEOUT_SLACK = 3.0
@@ -12,7 +14,7 @@ TIMEOUT_SLACK = 3.0
 
 def fulfilment_timeout() -> float:
     """ecommerce's LMS_ENROLLMENT_TIMEOUT as the stack runs it."""
-    return float(os.environ.get("LMS_ENROLLMENT_TIMEOUT") or 7.0)
+    return get("LMS_ENROLLMENT_TIMEOUT")
 
 
 def users_budget_seconds() -> float:

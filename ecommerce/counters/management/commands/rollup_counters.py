@@ -5,6 +5,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
+from common.environment import get
 from ecommerce.counters.rollup import fold, fold_all
 
 
@@ -16,7 +17,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--loop", action="store_true", help="keep folding until stopped")
-        parser.add_argument("--interval", type=float, default=1.0, help="seconds between rounds (--loop)")
+        parser.add_argument(
+            "--interval", type=float, default=get("ROLLUP_INTERVAL"), help="seconds between rounds (--loop)"
+        )
         parser.add_argument("--batch", type=int, default=1000, help="events per transaction")
 
     def handle(self, *args, loop, interval, batch, **options):

@@ -1,0 +1,266 @@
+"""common/environment.py: one table of the environment's names and defaults, read alike by the
+Python readers, by bash through the table's shell form (scripts/lib.sh) and by README.md."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from common import environment
+from common.environment import BadSetting, UnknownVariable, Variable
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = [variable.name for variable in environment.TABLE]
+WITH_DEFAULTS = [variable.name for variable in environment.TABLE if variable.default is not None]
+
+
+def clean_environment(**overrides: str) -> dict[str, str]:
+    """os.environ without any of the table's names (make test sets some), plus ``overrides``."""
+    env = {name: value for name, value in os.environ.items() if name not in environment.VARIABLES}
+    env.update(overrides)
+    return env
+
+
+def bash_values(script: str, names: list[str], env: dict[str, str]) -> dict[str, str]:
+    """Run ``script`` in bash, then read ``names`` back (unset ones are left out)."""
+    read = 'for name in "$@"; do [ -n "${!name+set}" ] && printf "%s=%s\\0" "$name" "${!name}"; done'
+    done = subprocess.run(
+        ["bash", "-c", f"set -eu\n{script}\n{read}", "bash", *names],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(item.split("=", 1) for item in done.stdout.split("\0") if item)
+
+
+# --- The readers --------------------------------------------------------------------------------
+
+
+def test_a_default_is_read_as_its_kind():
+    env = clean_environment()
+    assert environment.get("MYSQL_PORT", env) == 13306
+    assert environment.get("DB_POOL_TIMEOUT", env) == 5.0
+    assert environment.get("SERVER_TIMING", env) is True
+    assert environment.get("ECOMMERCE_ALLOWED_HOSTS", env) == ["127.0.0.1", "localhost"]
+    assert environment.get("CSRF_TRUSTED_ORIGINS", env) == []
+    assert environment.get("VAR_DIR", env) == str(environment.ROOT / "var")
+    assert environment.get("ECOMMERCE_WORKERS", env) is None  # computed by gunicorn_common
+
+
+def test_the_environment_wins_and_an_empty_value_is_unset():
+    env = clean_environment(MYSQL_PORT="23306", DB_POOL_SIZE="", SERVER_TIMING=" off ")
+    assert environment.get("MYSQL_PORT", env) == 23306
+    assert environment.get("DB_POOL_SIZE", env) == 10
+    assert environment.get("SERVER_TIMING", env) is False
+
+
+def test_derived_defaults_follow_the_variables_they_name():
+    env = clean_environment(
+        LMS_PORT="28000", VAR_DIR="/srv/run", MYSQL_DRIVER="mysqlclient", CATALOG_COURSES="7"
+    )
+    assert environment.get("LMS_URL", env) == "http://127.0.0.1:28000"
+    assert environment.get("LMS_BIND", env) == "127.0.0.1:28000"
+    assert environment.get("MYSQL_DIR", env) == "/srv/run/mysql"
+    assert environment.get("ECOMMERCE_ERROR_LOG", env) == "/srv/run/log/ecommerce.log"
+    assert environment.get("ECOMMERCE_MYSQL_DRIVER", env) == "mysqlclient"
+    assert environment.get("COURSES", env) == 7
+    # ... and a value set for the derived one wins over the derivation.
+    assert environment.get("LMS_URL", {**env, "LMS_URL": "http://lms.internal"}) == "http://lms.internal"
+
+
+def test_an_unknown_name_raises():
+    with pytest.raises(UnknownVariable, match="NO_SUCH_VARIABLE is not in the table"):
+        environment.get("NO_SUCH_VARIABLE")
+    with pytest.raises(KeyError):
+        environment.env_int("NO_SUCH_VARIABLE")
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("MYSQL_PORT", "13306x", "MYSQL_PORT must be a whole number, not '13306x'."),
+        ("DB_POOL_TIMEOUT", "soon", "DB_POOL_TIMEOUT must be a number, not 'soon'."),
+        ("SERVER_TIMING", "maybe", "SERVER_TIMING must be true or false, not 'maybe'."),
+    ],
+)
+def test_a_bad_value_says_which_variable(name, value, message):
+    with pytest.raises(BadSetting) as raised:
+        environment.get(name, {name: value})
+    assert str(raised.value) == message and raised.value.name == name
+    assert isinstance(raised.value, ValueError)
+
+
+def test_settings_turn_a_bad_value_into_improperly_configured(monkeypatch):
+    from settings import _env
+
+    monkeypatch.setenv("DB_POOL_SIZE", "ten")
+    with pytest.raises(ImproperlyConfigured, match=r"^DB_POOL_SIZE must be a whole number, not 'ten'\.$"):
+        _env.env_int("DB_POOL_SIZE")
+
+
+def test_a_typed_reader_refuses_a_variable_of_another_kind():
+    with pytest.raises(TypeError, match="MYSQL_HOST is a str"):
+        environment.env_int("MYSQL_HOST")
+
+
+def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
+    imports = re.findall(r"^(?:from|import) (\S+)", (ROOT / "common/environment.py").read_text(), re.M)
+    assert {name.split(".")[0] for name in imports} <= set(sys.stdlib_module_names), imports
+    done = subprocess.run(
+        ["python3", "-I", str(ROOT / "common/environment.py"), "--shell"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "export MYSQL_PORT=" in done.stdout, done.stderr
+
+
+# --- Every name read is in the table --------------------------------------------------------------
+
+# Calls of the readers (get, env_int, ...) with a literal name, and the per-service names of
+# gunicorn_common and settings/_env.py: an f-string, "{prefix}_" or "{service}_" and the rest,
+# which stands for both the ECOMMERCE_ and the LMS_ name.
+READER = re.compile(
+    r"(?<![\w.])(?:get|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
+)
+
+
+def names_read() -> dict[str, set[str]]:
+    files = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    found: dict[str, set[str]] = {}
+    for name in files:
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        if "common.environment" not in text and "settings._env" not in text and name != "settings/_env.py":
+            continue
+        for is_f, prefix, rest in READER.findall(text):
+            names = [f"ECOMMERCE{rest}", f"LMS{rest}"] if is_f and prefix else [rest]
+            for variable in names:
+                found.setdefault(variable, set()).add(name)
+    return found
+
+
+def test_every_name_read_through_the_readers_is_in_the_table():
+    found = names_read()
+    assert {"MYSQL_PORT", "LMS_URL", "ECOMMERCE_WORKER_CLASS", "LMS_DB_POOL", "VAR_DIR"} <= set(found)
+    missing = {name: sorted(files) for name, files in found.items() if name not in environment.VARIABLES}
+    assert not missing, missing
+
+
+# --- The shell form ----------------------------------------------------------------------------
+
+
+OVERRIDES = {
+    "LMS_PORT": "28000",
+    "VAR_DIR": "/tmp/a dir with spaces",
+    "MYSQL_PASSWORD": 'it\'s $HOME `id` "quoted" \\ }',
+    "CATALOG_COURSES": "7",
+    "DB_POOL": "off",
+}
+
+
+@pytest.mark.parametrize("overrides", [{}, OVERRIDES], ids=["defaults", "overrides"])
+def test_the_shell_form_gives_bash_the_values_python_reads(overrides):
+    env = clean_environment(ROOT=str(environment.ROOT), **overrides)
+    script = environment.shell(NAMES)
+    values = bash_values(script, NAMES, env)
+    expected = {name: environment.raw(name, env) for name in WITH_DEFAULTS}
+    assert values == expected
+    if overrides:
+        assert values["LMS_URL"] == "http://127.0.0.1:28000"
+        assert values["MYSQL_DIR"] == "/tmp/a dir with spaces/mysql"
+        assert values["LMS_DB_POOL"] == "off"
+
+
+def test_lib_sh_exports_the_table_with_an_override():
+    env = clean_environment(LMS_PORT="28000", MYSQL_USER="someone")
+    names = [v.name for v in environment.TABLE if v.shell]
+    values = bash_values("source scripts/lib.sh", ["ROOT", *names], env)
+    assert values.pop("ROOT") == str(environment.ROOT)
+    assert values == {name: environment.raw(name, env) for name in names}
+    assert values["LMS_URL"] == "http://127.0.0.1:28000" and values["MYSQL_USER"] == "someone"
+    assert values["MYSQL_PORT"] == "13306"
+
+
+def test_a_default_with_every_awkward_character_survives_the_shell_form():
+    awkward = Variable("AWKWARD", 'a\'b "c" $HOME `id` \\n }{ ~x {LMS_PORT}*', "str", "test only")
+    values = bash_values(
+        "export LMS_PORT=1\n" + environment.shell_line(awkward), ["AWKWARD"], clean_environment(HOME="/h")
+    )
+    assert values["AWKWARD"] == 'a\'b "c" $HOME `id` \\n }{ ~x 1*'
+
+
+def test_the_shell_form_of_a_name_brings_the_names_its_default_uses():
+    assert environment.shell(["LMS_URL"]).splitlines()[1:] == [
+        "export LMS_PORT=${LMS_PORT:-18000}",
+        'export LMS_URL=${LMS_URL:-http://127.0.0.1:"${LMS_PORT}"}',
+    ]
+
+
+def test_the_command_line_refuses_an_unknown_name():
+    done = subprocess.run(
+        [sys.executable, "-m", "common.environment", "--shell", "NO_SUCH_VARIABLE"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "NO_SUCH_VARIABLE is not in the table" in done.stderr
+
+
+# --- README and no second copy ----------------------------------------------------------------------
+
+BEGIN = "<!-- environment table: python3 -m common.environment --markdown -->\n"
+END = "<!-- end of the environment table -->"
+
+
+def test_readme_shows_the_table_as_the_table_prints_it():
+    readme = (ROOT / "README.md").read_text()
+    assert BEGIN in readme and END in readme
+    shown = readme.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert shown == environment.markdown(), "run: python3 -m common.environment --markdown, into README.md"
+
+
+# Key defaults that must not be written again in code: the table holds them. Markdown and the
+# Ansible deployment (its own configuration, for other machines) are not code; tests may state
+# the values they assert.
+KEY_DEFAULTS = (
+    "13306",
+    "18130",
+    "18000",
+    "8089",
+    "orders-local-password",
+    "local-only-jwt",
+    "local-only-edx",
+)
+KEY_DEFAULTS += ("local-only-ecommerce", "local-only-lms")
+ALLOWED = {
+    "common/environment.py": "the table",
+    "ecommerce/courses/management/commands/seed_catalog.py": "an example in --site-domain's help",
+}
+
+
+def test_no_code_outside_the_table_writes_a_key_default_again():
+    files = subprocess.run(
+        ["git", "ls-files", "*.py", "*.sh", "Makefile", "*.toml", "*.cfg"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    copies = []
+    for name in files:
+        if name in ALLOWED or name.startswith(("tests/", "ansible/")) or not (ROOT / name).is_file():
+            continue
+        text = (ROOT / name).read_text()
+        copies += [
+            f"{name}: {value}" for value in KEY_DEFAULTS if re.search(rf"(?<!\d){re.escape(value)}", text)
+        ]
+    assert not copies, copies
