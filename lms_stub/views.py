@@ -18,7 +18,7 @@ from lms_stub.openapi import document
 def health(request):
     reason = unreachable()
     if reason is not None:
-        return JsonResponse(contract_health.unhealthy(reason), status=503)
+        return JsonResponse(contract_health.unhealthy(), status=503)
     return JsonResponse(contract_health.HEALTHY)
 
 

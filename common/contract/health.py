@@ -16,11 +16,12 @@ SCHEMA = {
 }
 
 
-def unhealthy(reason: str) -> dict:
-    """The 503 body; ``reason`` says what failed (a short, single-line description)."""
+def unhealthy() -> dict:
+    """The 503 body. It says down and nothing more: /health/ answers anyone, so the database's
+    own error (host, port, user) goes to the service's log, not to the caller."""
     return {
         "error": UNHEALTHY,
-        "message": f"The database cannot be reached: {reason}",
+        "message": "The database cannot be reached.",
         "status": UNHEALTHY,
         "database": "error",
     }

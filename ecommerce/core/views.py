@@ -32,7 +32,7 @@ class HealthView(APIView):
     def get(self, request):
         reason = unreachable()
         if reason is not None:
-            return Response(contract_health.unhealthy(reason), status=503)
+            return Response(contract_health.unhealthy(), status=503)
         return Response(contract_health.HEALTHY)
 
 
