@@ -64,11 +64,23 @@ def _components() -> dict:
             "Error": contract_errors.SCHEMA,
             "Learner": {
                 "type": "object",
-                "required": ["username", "email", "user_id", "csrf_token"],
+                "description": "As edX's LMS answered auto_auth, with the CSRF token added.",
+                "required": [
+                    "created_status",
+                    "username",
+                    "email",
+                    "password",
+                    "user_id",
+                    "anonymous_id",
+                    "csrf_token",
+                ],
                 "properties": {
-                    "username": {"type": "string", "pattern": "^learner_[0-9a-f]{16}$"},
+                    "created_status": {"type": "string", "enum": ["Created", "Logged in"]},
+                    "username": {"type": "string", "minLength": 1, "maxLength": 150},
                     "email": {"type": "string"},
+                    "password": {"type": "string", "description": "The one asked for, or a random one."},
                     "user_id": {"type": "integer"},
+                    "anonymous_id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
                     "csrf_token": {"type": "string", "description": "Send it back as X-CSRFToken."},
                 },
                 "additionalProperties": False,
@@ -190,6 +202,28 @@ def _components() -> dict:
 
 
 def document() -> dict:
+    AUTO_AUTH_QUERY = [
+        {
+            "name": "username",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "string", "pattern": "^[\\w.@+-]{1,150}$"},
+        },
+        {"name": "email", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 254}},
+        {
+            "name": "password",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "string", "maxLength": 128},
+        },
+    ]
+    AUTO_AUTH_ANSWERS = {
+        "200": _json(_ref("Learner"), "The learner existed and gave its password: logged in."),
+        "201": _json(_ref("Learner"), "A new learner, logged in."),
+        "400": _error("A username, email or password this service cannot take (invalid_request)."),
+        "403": _error("The learner exists and the password is missing or wrong (invalid_credentials)."),
+        "503": _no_database(),
+    }
     learner = [{"session": []}]
     learner_unsafe = [{"session": [], "csrfCookie": [], "csrfHeader": []}]
     api_key = [{"apiKey": []}]
@@ -212,22 +246,21 @@ def document() -> dict:
             "/auto_auth": {
                 "get": {
                     "operationId": "auto_auth",
-                    "summary": "Create a fresh learner and log it in",
-                    "description": "Sets the session and csrftoken cookies.",
+                    "summary": "Log a learner in, creating it first",
+                    "description": (
+                        "Without a query, a fresh learner with a random name and password. Sets the "
+                        "session and csrftoken cookies."
+                    ),
                     "security": [],
-                    "responses": {
-                        "201": _json(_ref("Learner"), "The new learner, logged in."),
-                        "503": _no_database(),
-                    },
+                    "parameters": AUTO_AUTH_QUERY,
+                    "responses": AUTO_AUTH_ANSWERS,
                 },
                 "post": {
                     "operationId": "auto_auth_post",
                     "summary": "The same as GET (any body is ignored)",
                     "security": [],
-                    "responses": {
-                        "201": _json(_ref("Learner"), "The new learner, logged in."),
-                        "503": _no_database(),
-                    },
+                    "parameters": AUTO_AUTH_QUERY,
+                    "responses": AUTO_AUTH_ANSWERS,
                 },
             },
             "/api/commerce/v0/baskets/": {

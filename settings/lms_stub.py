@@ -58,6 +58,12 @@ DATABASES = {"default": mysql_database("LMS", env_str("LMS_DB_NAME"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+
+# /auto_auth hashes a password for every learner a load run creates: see lms_stub/learners/hashers.py.
+PASSWORD_HASHERS = [
+    "lms_stub.learners.hashers.LoadTestPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
 SESSION_COOKIE_HTTPONLY = True
 # The API reads the CSRF token from the cookie set by /auto_auth and sends it back as a header.
 CSRF_COOKIE_HTTPONLY = False

@@ -1,29 +1,88 @@
+import hashlib
+import hmac
+import re
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model, login
+from django.db import IntegrityError, transaction
 from django.http import JsonResponse
 from django.middleware.csrf import get_token
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from lms_stub.http import allow_methods
+from common import strict_json
+from lms_stub.http import BadRequest, allow_methods, api_view, error
+
+# As ecommerce's JWT authentication takes them (ecommerce/core/auth.py): the name travels there.
+USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
+MAX_EMAIL = 254
+MAX_PASSWORD = 128
 
 
 # GET does the same without a CSRF token, so checking one on POST would protect nothing.
 @csrf_exempt
 @allow_methods("GET", "POST")
+@api_view
 def auto_auth(request):
-    """GET /auto_auth — create a fresh learner and log it in, as edX's load tests did.
+    """GET /auto_auth — log a learner in, creating it first, as edX's LMS did for load tests.
 
-    Answers the learner's name and sets the session and CSRF cookies; the CSRF token is also in
-    the body so a client can send it back as X-CSRFToken.
+    With no query, a fresh learner with a random name and password. ``username``, ``email`` and
+    ``password`` choose them instead; a learner that exists is logged in only with its password.
+    The answer has edX's fields (``username``, ``email``, ``password``, ``user_id``,
+    ``anonymous_id``, ``created_status``) and the CSRF token to send back as X-CSRFToken; the
+    session and CSRF cookies are set.
     """
-    username = "learner_" + secrets.token_hex(8)
-    user = get_user_model()(username=username, email=f"{username}@example.com", last_login=timezone.now())
-    user.set_unusable_password()
-    user.save()
+    username, email, password = _credentials(request.GET)
+    User = get_user_model()
+    user = User._default_manager.filter(username=username).first()
+    created = False
+    if user is None:
+        user = User(username=username, email=email or f"{username}@example.com", last_login=timezone.now())
+        user.set_password(password)
+        try:
+            with transaction.atomic():
+                user.save()
+            created = True
+        except IntegrityError:  # created by a concurrent call with the same name
+            user = User._default_manager.get(username=username)
+    if not created and not ("password" in request.GET and user.check_password(password)):
+        return error(403, "invalid_credentials", f"Learner {username!r} exists; send its password.")
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    return JsonResponse(
-        {"username": username, "email": user.email, "user_id": user.pk, "csrf_token": get_token(request)},
-        status=201,
-    )
+    body = {
+        "created_status": "Created" if created else "Logged in",
+        "username": user.username,
+        "email": user.email,
+        "password": password,
+        "user_id": user.pk,
+        "anonymous_id": anonymous_id(user.pk),
+        "csrf_token": get_token(request),
+    }
+    return JsonResponse(body, status=201 if created else 200)
+
+
+def _credentials(query) -> tuple[str, str | None, str]:
+    """The username, email and password asked for, or BadRequest saying which is unusable."""
+    for name in ("username", "email", "password"):
+        if len(query.getlist(name)) > 1:
+            raise BadRequest(f"Give '{name}' once.")
+        if name in query and not strict_json.is_text(query[name]):
+            raise BadRequest(f"'{name}' is not text.")
+    username = query.get("username") or "learner_" + secrets.token_hex(8)
+    if not USERNAME.match(username):
+        raise BadRequest("'username' takes 1 to 150 letters, digits and @.+-_ only.")
+    email = query.get("email") or None
+    if email is not None and (len(email) > MAX_EMAIL or "@" not in email or any(c.isspace() for c in email)):
+        raise BadRequest(f"'email' must be an address of at most {MAX_EMAIL} characters.")
+    password = query.get("password") or secrets.token_urlsafe(12)
+    if len(password) > MAX_PASSWORD:
+        raise BadRequest(f"'password' takes at most {MAX_PASSWORD} characters.")
+    return username, email, password
+
+
+def anonymous_id(user_id: int) -> str:
+    """A learner's stable anonymous id (32 hex digits), as edX's LMS handed out: derived from
+    the user id and this service's secret, so it reveals neither."""
+    return hmac.new(
+        settings.SECRET_KEY.encode(), f"anonymous-id:{user_id}".encode(), hashlib.sha256
+    ).hexdigest()[:32]

@@ -1,4 +1,5 @@
-"""/auto_auth: a fresh learner per call, logged in, with the CSRF token to send back."""
+"""/auto_auth: a learner logged in (a fresh one unless named), edX's answer fields, and the CSRF
+token to send back."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -29,9 +30,73 @@ def test_the_learner_stays_logged_in_for_later_requests(client):
     assert response.json()["error"] == "invalid_request"
 
 
-def test_learners_have_no_usable_password(client):
-    name = client.get("/auto_auth").json()["username"]
-    assert not get_user_model().objects.get(username=name).has_usable_password()
+def test_the_answer_has_edx_fields_and_a_password_that_logs_the_learner_in_again(client):
+    first = client.get("/auto_auth").json()
+    assert set(first) == {
+        "created_status",
+        "username",
+        "email",
+        "password",
+        "user_id",
+        "anonymous_id",
+        "csrf_token",
+    }
+    assert first["created_status"] == "Created"
+    assert len(first["anonymous_id"]) == 32 and int(first["anonymous_id"], 16) >= 0
+
+    again = Client(HTTP_HOST="127.0.0.1").get(
+        "/auto_auth", {"username": first["username"], "password": first["password"]}
+    )
+    assert again.status_code == 200
+    body = again.json()
+    assert (body["created_status"], body["user_id"], body["anonymous_id"]) == (
+        "Logged in",
+        first["user_id"],
+        first["anonymous_id"],
+    )
+    assert get_user_model().objects.filter(username=first["username"]).count() == 1
+
+
+def test_the_username_email_and_password_asked_for_are_honoured(client):
+    response = client.get(
+        "/auto_auth", {"username": "Ada.L", "email": "ada@lovelace.example", "password": "s3cret"}
+    )
+    assert response.status_code == 201
+    assert (response.json()["username"], response.json()["email"], response.json()["password"]) == (
+        "Ada.L",
+        "ada@lovelace.example",
+        "s3cret",
+    )
+    user = get_user_model().objects.get(username="Ada.L")
+    assert user.email == "ada@lovelace.example" and user.check_password("s3cret")
+    assert user.password.startswith("pbkdf2_sha256_loadtest$1000$")  # see lms_stub/learners/hashers.py
+
+
+def test_an_existing_learner_needs_its_password(client):
+    client.get("/auto_auth", {"username": "grace", "password": "right"})
+    for query in ({"username": "grace"}, {"username": "grace", "password": "wrong"}):
+        response = Client(HTTP_HOST="127.0.0.1").get("/auto_auth", query)
+        assert response.status_code == 403
+        assert response.json()["error"] == "invalid_credentials"
+        assert "sessionid" not in response.cookies
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"username": "has space"},
+        {"username": "x" * 151},
+        {"email": "not-an-address"},
+        {"email": "a@" + "b" * 260},
+        {"password": "p" * 129},
+    ],
+)
+def test_a_username_email_or_password_it_cannot_take_is_a_400_and_creates_nobody(client, query):
+    before = get_user_model().objects.count()
+    response = client.get("/auto_auth", query)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert get_user_model().objects.count() == before
 
 
 def test_a_database_that_cannot_be_reached_is_a_json_503(client, monkeypatch):
