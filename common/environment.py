@@ -245,6 +245,12 @@ TABLE: tuple[Variable, ...] = (
     ),
     Variable("MAX_BASKET_PRODUCTS", "10", "int", "products per basket"),
     Variable(
+        "ECOMMERCE_ORDER_PREFIX",
+        "OSCR",
+        "str",
+        "order numbers are `<prefix>-<basket id + 100000>`, as Otto's were (capitals and digits)",
+    ),
+    Variable(
         "IDEMPOTENCY_WAIT_SECONDS",
         "2",
         "float",

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from oscar import INSTALLED_APPS as OSCAR_INSTALLED_APPS
 
+from common.contract import order_numbers
 from settings._env import (
     env_bool,
     env_float,
@@ -171,6 +172,13 @@ if ORDER_COUNTER not in ("events", "oscar"):
 
 # A basket holds at most this many products; a seat is bought one at a time.
 MAX_BASKET_PRODUCTS = env_int("MAX_BASKET_PRODUCTS")
+
+# Order numbers are <prefix>-<basket id + 100000> (common.contract.order_numbers), as Otto's
+# were: edX's 2015 load client builds OSCR-<id + 100000> itself.
+try:
+    ORDER_NUMBER_PREFIX = order_numbers.check_prefix(env_str("ECOMMERCE_ORDER_PREFIX"))
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ECOMMERCE_ORDER_PREFIX: {exc}") from None
 
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
 # answer before it is told to retry (409, Retry-After).

@@ -16,13 +16,13 @@ from oscar.apps.order.signals import order_placed
 from oscar.core import prices
 from oscar.core.loading import get_class, get_model
 
+from common.contract import order_numbers
 from ecommerce.counters.recording import record_purchases
 
 Basket = get_model("basket", "Basket")
 BasketLine = get_model("basket", "Line")
 DefaultStrategy = get_class("partner.strategy", "Default")
 OrderCreator = get_class("order.utils", "OrderCreator")
-OrderNumberGenerator = get_class("order.utils", "OrderNumberGenerator")
 NoShippingRequired = get_class("shipping.methods", "NoShippingRequired")
 
 ZERO = Decimal("0.00")
@@ -85,8 +85,7 @@ class SeatOrderCreator(OrderCreator):
             shipping_charge=prices.Price(currency=currency, excl_tax=ZERO, incl_tax=ZERO),
             billing_address=None,
             total=total,
-            # 100000 + basket id: unique because the basket is new, and no counter row to lock.
-            order_number=OrderNumberGenerator().order_number(basket),
+            order_number=order_numbers.order_number(settings.ORDER_NUMBER_PREFIX, basket.id),
             status=settings.OSCAR_INITIAL_ORDER_STATUS,
         )
         order.user = user

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from oscar.core.loading import get_class, get_model
 
+from common.contract import order_numbers
 from common.contract import preload_plan as plan
 from common.contract.courses import COURSE_ATTRIBUTE, course_id
 from common.contract.statuses import LINE, ORDER
@@ -29,7 +30,6 @@ LinePrice = get_model("order", "LinePrice")
 ProductRecord = get_model("analytics", "ProductRecord")
 StockRecord = get_model("partner", "StockRecord")
 NoShippingRequired = get_class("shipping.methods", "NoShippingRequired")
-OrderNumberGenerator = get_class("order.utils", "OrderNumberGenerator")
 
 SEATS = "preload_seat"
 BATCH = "preload_batch"
@@ -97,9 +97,6 @@ def next_ids(cursor, models) -> dict:
 def write_batch(cursor, first_index: int, count: int, options) -> None:
     purchases = plan.purchases_sql(first_index, count, options)
     shipping = NoShippingRequired()
-    number_offset = int(
-        OrderNumberGenerator().order_number(Basket(id=0))
-    )  # order number = offset + basket id
     with transaction.atomic():
         # The rollup folds into the same ProductRecord rows; it skips its turn while we hold this.
         cursor.execute("SELECT GET_LOCK(%s, 30)", [LOCK_NAME])
@@ -108,6 +105,7 @@ def write_batch(cursor, first_index: int, count: int, options) -> None:
         try:
             ids = next_ids(cursor, (User, Basket, BasketLine, Order, OrderLine, LinePrice, SeatClaim))
             user, basket = f"{ids[User]} + p.seq", f"{ids[Basket]} + p.seq"
+            number = order_numbers.order_number_sql(settings.ORDER_NUMBER_PREFIX, basket)
             order, line = f"{ids[Order]} + p.seq", f"{ids[OrderLine]} + p.seq"
             # The batch's purchases with their seats, worked out once for the eight INSERTs.
             cursor.execute(f"DROP TEMPORARY TABLE IF EXISTS {BATCH}")
@@ -144,7 +142,7 @@ def write_batch(cursor, first_index: int, count: int, options) -> None:
                     "shipping_excl_tax, shipping_method, shipping_code, status, guest_email, date_placed, "
                     "basket_id, billing_address_id, shipping_address_id, site_id, user_id, "
                     "shipping_tax_code, analytics_tracked",
-                    f"{order}, {number_offset} + {basket}, p.currency, p.price, p.price, 0, 0, "
+                    f"{order}, {number}, p.currency, p.price, p.price, 0, 0, "
                     f"'{shipping.name}', '{shipping.code}', '{ORDER.COMPLETE}', '', p.at, {basket}, NULL, "
                     f"NULL, {settings.SITE_ID}, {user}, NULL, 0",
                 ),
