@@ -37,3 +37,24 @@ def test_each_required_claim_is_required(claim):
 
 def test_the_header_names_the_scheme_the_service_reads():
     assert tokens.authorization("abc") == {"Authorization": "JWT abc"}
+
+
+def test_a_token_as_edx_ecommerce_api_client_1_1_2_minted_it_is_accepted():
+    """edX's 2015 load client signed with ecommerce-api-client 1.1.2: username, full_name (None
+    when unknown), email, iss and a 30-second exp, no iat."""
+    import time
+
+    import jwt
+
+    token = jwt.encode(
+        {
+            "username": "learner_0123456789abcdef",
+            "full_name": None,
+            "email": "l@example.com",
+            "iss": settings.JWT_ISSUER,
+            "exp": int(time.time()) + 30,
+        },
+        settings.JWT_SECRET_KEY,
+        algorithm="HS256",
+    )
+    assert decode_token(token)["username"] == "learner_0123456789abcdef"
