@@ -216,7 +216,7 @@ TABLE: tuple[Variable, ...] = (
         "LMS_REQUIRE_SECRETS",
         "false",
         "bool",
-        "`true`: lms_stub refuses the local default secrets (deployments)",
+        "`true`: lms_stub refuses missing secrets and the values the repository publishes (deployments)",
     ),
     Variable("ECOMMERCE_STAFF_USER", "staff", "str", "dashboard user `make up` creates", shell=True),
     Variable(

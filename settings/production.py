@@ -1,5 +1,6 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
-without them instead of running with the local defaults (common/environment.py)."""
+without them, or with a value the repository publishes (common/environment.py's local defaults,
+ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
 from settings._env import env_bool, env_int, env_list, require_secrets
 from settings.base import *  # noqa: F403
