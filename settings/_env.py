@@ -10,9 +10,9 @@ from common import environment
 from common.environment import BadSetting
 
 
-def _read(reader, name: str):
+def _read(reader, name: str, production: bool = False):
     try:
-        return reader(name)
+        return reader(name, production=production)
     except BadSetting as exc:
         raise ImproperlyConfigured(str(exc)) from None
 
@@ -33,8 +33,9 @@ def env_float(name: str) -> float:
     return _read(environment.env_float, name)
 
 
-def env_bool(name: str) -> bool:
-    return _read(environment.env_bool, name)
+def env_bool(name: str, production: bool = False) -> bool:
+    """``production``: settings.production's reading, the table's deployments' default if any."""
+    return _read(environment.env_bool, name, production)
 
 
 def env_list(name: str) -> list[str]:

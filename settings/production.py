@@ -27,3 +27,8 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# Server-Timing tells any client how long the database, the LMS and the code took: off unless the
+# deployment sets SERVER_TIMING (the table's production default; the Ansible inventories of the
+# load tests set it, since the load suite reads the header).
+SERVER_TIMING = env_bool("SERVER_TIMING", production=True)

@@ -92,6 +92,30 @@ def test_production_refuses_the_published_values(name, value):
     assert result.stderr.rstrip().endswith(f": {name}")
 
 
+def production_setting(name: str, env_changes: dict) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS and k != "SERVER_TIMING"}
+    env.update(SECRETS, **env_changes, DJANGO_SETTINGS_MODULE="settings.production")
+    done = subprocess.run(
+        [sys.executable, "-c", f"from django.conf import settings; print(settings.{name})"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "value, sent", [(None, "False"), ("", "False"), ("true", "True"), ("false", "False")]
+)
+def test_production_sends_server_timing_only_when_the_deployment_asks(value, sent):
+    """The header tells any client how long the database and the LMS took; the load-test
+    inventories set SERVER_TIMING (tests/unit/test_deployment_server_timing.py checks they do)."""
+    assert production_setting("SERVER_TIMING", {} if value is None else {"SERVER_TIMING": value}) == sent
+
+
 # What a committed secret looks like: private keys, cloud and New Relic keys, and assignments of
 # a password, secret, token or key to a literal that is not a documented local default.
 SECRET_PATTERNS = [
