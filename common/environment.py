@@ -10,6 +10,10 @@ with their values as this environment sets them (``LMS_PORT=28000`` moves ``LMS_
 unset variable and one set to "" both take the default; a variable without a default reads as
 None. A value that does not parse raises ``BadSetting``, which names the variable.
 
+A few variables have a second default, for deployments (``production``): what a developer wants
+to see is not always what a deployment should show (SERVER_TIMING). settings.production reads
+them with ``production=True``; everything else, the shell form included, takes the first.
+
 Plain Python, standard library only: the system python3 runs it before the virtualenv exists.
 
     python3 -m common.environment --shell [NAME ...]   export lines for bash (scripts/lib.sh)
@@ -60,6 +64,9 @@ class Variable:
     shell: bool = False
     # What the markdown table shows as the default, when it is not the default's text.
     shown: str | None = None
+    # The default under settings.production, when a deployment must not have the developer's
+    # (readers given production=True); no placeholders.
+    production: str | None = None
 
     @property
     def references(self) -> list[str]:
@@ -216,7 +223,7 @@ TABLE: tuple[Variable, ...] = (
         "LMS_REQUIRE_SECRETS",
         "false",
         "bool",
-        "`true`: lms_stub refuses the local default secrets (deployments)",
+        "`true`: lms_stub refuses missing secrets and the values the repository publishes (deployments)",
     ),
     Variable("ECOMMERCE_STAFF_USER", "staff", "str", "dashboard user `make up` creates", shell=True),
     Variable(
@@ -276,7 +283,14 @@ TABLE: tuple[Variable, ...] = (
         "seconds between folds of purchase events into Oscar's records",
         shell=True,
     ),
-    Variable("SERVER_TIMING", "true", "bool", "answers carry a `Server-Timing` header; `false` hides it"),
+    Variable(
+        "SERVER_TIMING",
+        "true",
+        "bool",
+        "answers carry a `Server-Timing` header (time in the database, the LMS, the code); `false` hides "
+        "it; deployments send it only when set (the load-test inventories do)",
+        production="false",
+    ),
     Variable("LOG_LEVEL", "INFO", "str", "both services' console log level"),
     Variable("SECURE_SSL_REDIRECT", "true", "bool", "settings.production: redirect http to https"),
     Variable("SECURE_HSTS_SECONDS", "31536000", "int", "settings.production: HSTS max-age"),
@@ -335,6 +349,9 @@ def _check_table() -> None:
     for variable in TABLE:
         assert variable.name not in seen, f"{variable.name} is twice in the table"
         assert variable.kind in KINDS, f"{variable.name}: kind {variable.kind!r} is not one of {KINDS}"
+        assert not _PLACEHOLDER.search(variable.production or ""), (
+            f"{variable.name}: production has a {{NAME}}"
+        )
         for ref in variable.references:
             # Earlier entries only: the shell form is evaluated top to bottom.
             assert ref in BUILTINS or ref in seen, f"{variable.name}'s default names {ref}, not above it"
@@ -351,19 +368,22 @@ def variable(name: str) -> Variable:
         raise UnknownVariable(name) from None
 
 
-def default(name: str, env: Mapping[str, str] | None = None) -> str | None:
-    """``name``'s default as text, its placeholders filled in from ``env`` (os.environ)."""
+def default(name: str, env: Mapping[str, str] | None = None, production: bool = False) -> str | None:
+    """``name``'s default as text, its placeholders filled in from ``env`` (os.environ); with
+    ``production``, its deployments' default if it has one."""
     template = variable(name).default
+    if production and variable(name).production is not None:
+        template = variable(name).production
     if template is None:
         return None
     return _PLACEHOLDER.sub(lambda m: BUILTINS.get(m.group(1)) or raw(m.group(1), env) or "", template)
 
 
-def raw(name: str, env: Mapping[str, str] | None = None) -> str | None:
+def raw(name: str, env: Mapping[str, str] | None = None, production: bool = False) -> str | None:
     """``name``'s text: the environment's if set and not empty, else the default."""
     variable(name)
     value = (os.environ if env is None else env).get(name)
-    return value if value else default(name, env)
+    return value if value else default(name, env, production)
 
 
 def _parse(name: str, kind: str, text: str):
@@ -385,23 +405,24 @@ def _parse(name: str, kind: str, text: str):
         raise BadSetting(name, f"{name} must be {description}, not {text!r}.") from None
 
 
-def get(name: str, env: Mapping[str, str] | None = None):
+def get(name: str, env: Mapping[str, str] | None = None, production: bool = False):
     """``name``'s value as its kind (None when unset without a default). ``env`` is os.environ
-    unless given (a run's or a child process's environment)."""
+    unless given (a run's or a child process's environment); ``production``: settings.production
+    reads it, and a variable with a deployments' default takes that one when unset."""
     kind = variable(name).kind
-    text = raw(name, env)
+    text = raw(name, env, production)
     if text is not None and kind != "str" and not text.strip():
-        text = default(name, env)  # blanks are no number, flag or list: as if unset
+        text = default(name, env, production)  # blanks are no number, flag or list: as if unset
     if text is None or (kind != "str" and not text.strip()):
         return [] if kind == "list" else None
     return _parse(name, kind, text)
 
 
 def _typed(kind: str):
-    def read(name: str, env: Mapping[str, str] | None = None):
+    def read(name: str, env: Mapping[str, str] | None = None, production: bool = False):
         if variable(name).kind != kind:
             raise TypeError(f"{name} is a {variable(name).kind} in the table, not a {kind}")
-        return get(name, env)
+        return get(name, env, production)
 
     read.__name__ = f"env_{kind}"
     read.__doc__ = f"``name``'s value; the table must say it is a {kind}."
@@ -466,9 +487,13 @@ def shell(names: list[str] | None = None) -> str:
 
 def _shown(variable_: Variable) -> str:
     if variable_.shown is not None:
-        return variable_.shown
-    text = variable_.default.replace("{ROOT}/", "")
-    return "`" + _PLACEHOLDER.sub(lambda m: "$" + m.group(1), text) + "`"
+        shown = variable_.shown
+    else:
+        text = variable_.default.replace("{ROOT}/", "")
+        shown = "`" + _PLACEHOLDER.sub(lambda m: "$" + m.group(1), text) + "`"
+    if variable_.production is not None:
+        shown += f" (settings.production: `{variable_.production}`)"
+    return shown
 
 
 def markdown() -> str:

@@ -10,9 +10,9 @@ from common import environment
 from common.environment import BadSetting
 
 
-def _read(reader, name: str):
+def _read(reader, name: str, production: bool = False):
     try:
-        return reader(name)
+        return reader(name, production=production)
     except BadSetting as exc:
         raise ImproperlyConfigured(str(exc)) from None
 
@@ -33,25 +33,42 @@ def env_float(name: str) -> float:
     return _read(environment.env_float, name)
 
 
-def env_bool(name: str) -> bool:
-    return _read(environment.env_bool, name)
+def env_bool(name: str, production: bool = False) -> bool:
+    """``production``: settings.production's reading, the table's deployments' default if any."""
+    return _read(environment.env_bool, name, production)
 
 
 def env_list(name: str) -> list[str]:
     return _read(environment.env_list, name)
 
 
+# Secret values published in this repository, which no deployment may run with: the local
+# defaults of common/environment.py ("local-only-…", the database password's "-local-") and the
+# examples of ansible/group_vars/all/vault.yml.example ("change-me-…"). The Ansible roles refuse
+# the same (ansible/roles/common/vars/main.yml, common_published_secrets;
+# tests/unit/test_deployment_secrets.py keeps the two equal).
+PUBLISHED_SECRET_MARKERS = ("local-only", "-local-", "change-me")
+
+
+def is_published_secret(value: str) -> bool:
+    """True for a value that is, or is shaped like, one this repository publishes."""
+    value = value.lower()
+    return any(marker in value for marker in PUBLISHED_SECRET_MARKERS)
+
+
 def require_secrets(names: tuple[str, ...], deployment: str) -> None:
     """Refuse to start a deployment (``deployment`` names it in the message) unless every one of
-    ``names`` is set, and to none of the local defaults: those are in the repository for
-    everyone to read (common/environment.py: "local-only-…" and the "-local-" password)."""
+    ``names`` is set, and to none of the values the repository publishes (is_published_secret):
+    everyone can read those."""
     missing = [name for name in names if not os.environ.get(name)]
     if missing:
         raise ImproperlyConfigured(f"{deployment} need these environment variables: " + ", ".join(missing))
-    local = [name for name in names if "local-only" in os.environ[name] or "-local-" in os.environ[name]]
-    if local:
+    published = [name for name in names if is_published_secret(os.environ[name])]
+    if published:
         raise ImproperlyConfigured(
-            f"these {deployment} still have a local default value: " + ", ".join(local)
+            f"these {deployment} still have a value published in the repository (a local default "
+            "of common/environment.py or an example of ansible/group_vars/all/vault.yml.example): "
+            + ", ".join(published)
         )
 
 

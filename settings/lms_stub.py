@@ -21,7 +21,8 @@ from settings._logging import console_logging
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses missing secrets and the local defaults:
+# A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses missing secrets and the values the
+# repository publishes (local defaults, vault examples), by production's rule (settings/_env.py):
 # with a known secret key anyone could forge a learner's session cookie.
 if env_bool("LMS_REQUIRE_SECRETS"):
     require_secrets(

@@ -1,5 +1,6 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
-without them instead of running with the local defaults (common/environment.py)."""
+without them, or with a value the repository publishes (common/environment.py's local defaults,
+ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
 from settings._env import env_bool, env_int, env_list, require_secrets
 from settings.base import *  # noqa: F403
@@ -26,3 +27,8 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# Server-Timing tells any client how long the database, the LMS and the code took: off unless the
+# deployment sets SERVER_TIMING (the table's production default; the Ansible inventories of the
+# load tests set it, since the load suite reads the header).
+SERVER_TIMING = env_bool("SERVER_TIMING", production=True)

@@ -4,7 +4,9 @@ from django.db import models
 class Enrollment(models.Model):
     """A learner's enrollment in a course, one row per (user, course)."""
 
-    user = models.CharField(max_length=150)
+    # Compared exactly, as usernames are (lms_stub/learners/migrations): under the database's
+    # utf8mb4_unicode_ci "Ana" and "ana" would share one enrollment per course.
+    user = models.CharField(max_length=150, db_collation="utf8mb4_bin")
     course_id = models.CharField(max_length=255)
     mode = models.CharField(max_length=50)
     is_active = models.BooleanField(default=True)

@@ -2,6 +2,7 @@
 
 import base64
 import urllib.parse
+import uuid
 
 import pytest
 from django.db import connection
@@ -67,6 +68,28 @@ def test_another_learners_order_is_404(api, orders, learner):
 
 def test_staff_read_any_order(api, orders, staff):
     assert api.get(f"/api/v2/orders/{orders['theirs']}/", staff.username, claims=ADMIN).status_code == 200
+
+
+# Equal under the database's utf8mb4_unicode_ci: case, and any two characters outside the Basic
+# Multilingual Plane (all weigh the same there). The token's username pattern (\w) admits both.
+LOOK_ALIKES = [("Ana", "ana"), ("\U0001d49cna", "\U0001d49ena")]  # 𝒜na, 𝒞na
+
+
+@pytest.mark.parametrize("names", LOOK_ALIKES, ids=["case", "astral"])
+def test_usernames_equal_under_unicode_ci_are_two_learners(api, lms, seats, names, django_user_model):
+    suffix = "_" + uuid.uuid4().hex[:8]  # the LMS database lives for the whole session
+    first, second = (name + suffix for name in names)
+    bought = {}
+    for name in (first, second):
+        response = api.buy(name, [seats[0].sku])
+        assert response.status_code == 201, response.json()
+        assert response.json()["order"]["status"] == "Complete"
+        bought[name] = response.json()["order"]["number"]
+    assert sorted(django_user_model.objects.values_list("username", flat=True)) == sorted([first, second])
+    for me, them in ((first, second), (second, first)):
+        assert numbers(api.get("/api/v2/orders/", me)) == [bought[me]]
+        assert api.get(f"/api/v2/orders/{bought[them]}/", me).status_code == 404
+        assert [e["user"] for e in lms.enrollments(me)] == [me]
 
 
 def test_orders_need_authentication(api, orders):

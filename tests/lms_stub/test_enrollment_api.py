@@ -123,3 +123,26 @@ def test_json_python_cannot_handle_is_malformed_not_a_server_error(client, key, 
     assert response.status_code == 400
     assert response.json()["error"] == "malformed_json"
     assert Enrollment.objects.count() == 0
+
+
+# Equal under the database's utf8mb4_unicode_ci: case, and any two characters outside the Basic
+# Multilingual Plane (all weigh the same there). Usernames are compared exactly.
+LOOK_ALIKES = [("Ana", "ana"), ("\U0001d49cna", "\U0001d49ena")]  # 𝒜na, 𝒞na
+
+
+@pytest.mark.parametrize("names", LOOK_ALIKES, ids=["case", "astral"])
+def test_usernames_equal_under_unicode_ci_have_separate_enrollments(client, key, names):
+    first, second = names
+    assert enroll(client, key, user=first).status_code == 200
+    assert enroll(client, key, user=second, is_active=False).status_code == 200
+    assert sorted(Enrollment.objects.values_list("user", "is_active")) == sorted(
+        [(first, True), (second, False)]
+    )
+    for name in names:
+        assert [e["user"] for e in client.get(URL, {"user": name}, **key).json()] == [name]
+
+
+@pytest.mark.parametrize("names", LOOK_ALIKES, ids=["case", "astral"])
+def test_usernames_equal_under_unicode_ci_are_two_learners(names, django_user_model):
+    users = [django_user_model.objects.create(username=name) for name in names]
+    assert [django_user_model.objects.get(username=name) for name in names] == users

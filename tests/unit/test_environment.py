@@ -61,6 +61,13 @@ def test_the_environment_wins_and_an_empty_value_is_unset():
     assert environment.get("SERVER_TIMING", env) is False
 
 
+def test_production_takes_a_deployments_default_where_the_table_has_one():
+    env = clean_environment()
+    assert environment.get("SERVER_TIMING", env, production=True) is False
+    assert environment.get("SERVER_TIMING", clean_environment(SERVER_TIMING="on"), production=True) is True
+    assert environment.get("MYSQL_PORT", env, production=True) == 13306  # no second default: the one
+
+
 def test_derived_defaults_follow_the_variables_they_name():
     env = clean_environment(
         LMS_PORT="28000", VAR_DIR="/srv/run", MYSQL_DRIVER="mysqlclient", CATALOG_COURSES="7"

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.conf import settings
 
 from common import environment
@@ -63,18 +64,56 @@ def test_production_passes_the_deployment_checklist_with_no_warning():
     assert "no issues" in result.stdout
 
 
+# The values the repository publishes for each secret: its local default in
+# common/environment.py's table and its example in ansible/group_vars/all/vault.yml.example
+# (vault_ and the name in lower case).
+VAULT_EXAMPLE = yaml.safe_load((ROOT / "ansible/group_vars/all/vault.yml.example").read_text())
+
+
+def published_values(names) -> list:
+    return [
+        pytest.param(name, value, id=f"{name}-{kind}")
+        for name in names
+        for kind, value in (
+            ("local-default", environment.default(name, env={})),
+            ("vault-example", VAULT_EXAMPLE["vault_" + name.lower()]),
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     "name, value",
-    [
-        ("ECOMMERCE_SECRET_KEY", "local-only-ecommerce-secret-key-do-not-deploy"),
-        ("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy"),
-        ("MYSQL_PASSWORD", "orders-local-password"),
-    ],
+    published_values(["ECOMMERCE_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"]),
 )
-def test_production_refuses_the_local_defaults(name, value):
+def test_production_refuses_the_published_values(name, value):
     result = run_check({**SECRETS, name: value})
     assert result.returncode != 0
-    assert "local default" in result.stderr and name in result.stderr
+    assert "still have a value published in the repository (" in result.stderr
+    assert result.stderr.rstrip().endswith(f": {name}")
+
+
+def production_setting(name: str, env_changes: dict) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS and k != "SERVER_TIMING"}
+    env.update(SECRETS, **env_changes, DJANGO_SETTINGS_MODULE="settings.production")
+    done = subprocess.run(
+        [sys.executable, "-c", f"from django.conf import settings; print(settings.{name})"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "value, sent", [(None, "False"), ("", "False"), ("true", "True"), ("false", "False")]
+)
+def test_production_sends_server_timing_only_when_the_deployment_asks(value, sent):
+    """The header tells any client how long the database and the LMS took; the load-test
+    inventories set SERVER_TIMING (tests/unit/test_deployment_server_timing.py checks they do)."""
+    assert production_setting("SERVER_TIMING", {} if value is None else {"SERVER_TIMING": value}) == sent
 
 
 # What a committed secret looks like: private keys, cloud and New Relic keys, and assignments of
@@ -143,21 +182,14 @@ def test_a_deployed_lms_stub_refuses_missing_secrets():
     assert "need these environment variables: LMS_SECRET_KEY, EDX_API_KEY" in result.stderr
 
 
-# The local defaults of common/environment.py's table, exactly as they are written there.
 @pytest.mark.parametrize(
-    "name, value",
-    [
-        ("LMS_SECRET_KEY", "local-only-lms-secret-key-do-not-deploy"),
-        ("JWT_SECRET_KEY", "local-only-jwt-secret-do-not-deploy"),
-        ("EDX_API_KEY", "local-only-edx-api-key"),
-        ("MYSQL_PASSWORD", "orders-local-password"),
-    ],
+    "name, value", published_values(["LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"])
 )
-def test_a_deployed_lms_stub_refuses_the_local_defaults(name, value):
-    assert environment.default(name, env={}) == value  # the value really is the local default
+def test_a_deployed_lms_stub_refuses_the_published_values(name, value):
     result = lms_check({**LMS_SECRETS, name: value})
     assert result.returncode != 0
-    assert f"still have a local default value: {name}" in result.stderr
+    assert "still have a value published in the repository (" in result.stderr
+    assert result.stderr.rstrip().endswith(f": {name}")
 
 
 def test_a_deployed_lms_stub_starts_with_its_secrets():

@@ -1,0 +1,101 @@
+"""The values this repository publishes for the secrets (common/environment.py's local defaults,
+ansible/group_vars/all/vault.yml.example's examples) are refused by one rule in the services
+(settings/_env.py) and by the same rule in the Ansible roles (roles/common/tasks/secrets.yml),
+which is run here through ansible-playbook on this host (it only asserts; nothing is changed)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from common import environment
+from settings._env import PUBLISHED_SECRET_MARKERS, is_published_secret
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSIBLE_DIR = ROOT / "ansible"
+ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+EXAMPLE = ANSIBLE_DIR / "group_vars/all/vault.yml.example"
+MOLECULE_SECRETS = ANSIBLE_DIR / "molecule/default/inventory/group_vars/all/test-secrets.yml"
+SECRET_NAMES = ("ECOMMERCE_SECRET_KEY", "LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD")
+PLAY = """
+- name: The common role's secret checks alone
+  hosts: localhost
+  gather_facts: false
+  connection: local
+  tasks:
+    - name: Check the secrets
+      ansible.builtin.include_role:
+        name: common
+        tasks_from: secrets.yml
+"""
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+def test_the_roles_refuse_what_the_services_refuse():
+    pattern = load(ANSIBLE_DIR / "roles/common/vars/main.yml")["common_published_secrets"]
+    assert sorted(pattern.split("|")) == sorted(PUBLISHED_SECRET_MARKERS)
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_the_local_defaults_are_published_secrets(name):
+    assert is_published_secret(environment.default(name, env={}))
+
+
+def test_the_vault_examples_are_published_secrets():
+    examples = {name: value for name, value in load(EXAMPLE).items() if value}
+    assert len(examples) == 6
+    assert all(is_published_secret(value) for value in examples.values())
+    assert is_published_secret("CHANGE-ME-in-capitals-too")
+
+
+def test_the_molecule_test_secrets_are_not():
+    assert not any(is_published_secret(value) for value in load(MOLECULE_SECRETS).values())
+
+
+def check_secrets(tmp_path, *extra_vars: str) -> subprocess.CompletedProcess:
+    (tmp_path / "play.yml").write_text(PLAY)
+    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_ROLES_PATH": str(ANSIBLE_DIR / "roles")}
+    arguments = [arg for value in extra_vars for arg in ("-e", value)]
+    return subprocess.run(
+        [str(ANSIBLE_PLAYBOOK), "-i", "localhost,", str(tmp_path / "play.yml"), *arguments],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def refused(result: subprocess.CompletedProcess) -> set[str]:
+    return {
+        line.split("(item=")[1].split(")")[0]
+        for line in result.stdout.splitlines()
+        if line.startswith("failed:") and "still has a value this repository publishes" in line
+    }
+
+
+def test_the_roles_accept_the_molecule_test_secrets(tmp_path):
+    result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_roles_refuse_the_vault_example_by_name(tmp_path):
+    result = check_secrets(tmp_path, f"@{EXAMPLE}")
+    assert result.returncode != 0
+    shared = {"common_db_password", "common_jwt_secret_key", "common_edx_api_key"}
+    examples = {name for name, value in load(EXAMPLE).items() if value}
+    assert refused(result) == examples | shared
+
+
+def test_the_roles_refuse_a_local_default(tmp_path):
+    result = check_secrets(
+        tmp_path, f"@{MOLECULE_SECRETS}", "vault_edx_api_key=" + environment.default("EDX_API_KEY", env={})
+    )
+    assert result.returncode != 0
+    assert refused(result) == {"vault_edx_api_key", "common_edx_api_key"}
