@@ -236,6 +236,14 @@ TABLE: tuple[Variable, ...] = (
     ),
     # --- ecommerce -------------------------------------------------------------------------------
     Variable("ECOMMERCE_DEBUG", "false", "bool", "Django DEBUG of ecommerce"),
+    Variable(
+        "ECOMMERCE_STOREFRONT",
+        None,
+        "bool",
+        "Oscar's storefront (registration, basket, checkout, catalogue, accounts); off, its pages answer "
+        "404 and /accounts/login/ leads to the dashboard's login; on under settings.production: a WARNING",
+        shown="`true`; `false` under settings.production",
+    ),
     Variable("ECOMMERCE_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "ecommerce's ALLOWED_HOSTS"),
     Variable("ECOMMERCE_MAX_BODY_BYTES", "65536", "int", "largest request body ecommerce parses"),
     Variable("JWT_LEEWAY_SECONDS", "5", "int", "clock skew allowed on a token's `exp`"),

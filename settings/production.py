@@ -1,7 +1,7 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
 without them instead of running with the local defaults (common/environment.py)."""
 
-from settings._env import env_bool, env_int, env_list, require_secrets
+from settings._env import env_bool, env_int, env_list, load_test_switch, require_secrets
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
@@ -14,6 +14,10 @@ REQUIRED_SECRETS = (
 require_secrets(REQUIRED_SECRETS, "production settings")
 
 DEBUG = False
+
+# No storefront (registration, basket, checkout) unless a load-test deployment sets it to true.
+ECOMMERCE_STOREFRONT = load_test_switch("ECOMMERCE_STOREFRONT", deployed=True)
+LOAD_TEST_MACHINERY = ["ECOMMERCE_STOREFRONT"] if ECOMMERCE_STOREFRONT else []
 
 # TLS ends at the load balancer in front of gunicorn.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,5 +1,5 @@
 """A deployment exposes no load-test machinery unless it opts in: lms_stub's /auto_auth and fault
-API in a deployed stand-in (LMS_REQUIRE_SECRETS).
+API in a deployed stand-in (LMS_REQUIRE_SECRETS), Oscar's storefront under settings.production.
 Each case is a process started with the deployment's settings module and environment, as
 gunicorn would start it; the requests it makes need no database."""
 
@@ -15,6 +15,14 @@ from common import environment
 
 ROOT = Path(__file__).resolve().parents[2]
 
+ECOMMERCE = {
+    "DJANGO_SETTINGS_MODULE": "settings.production",
+    "ECOMMERCE_SECRET_KEY": "s" * 64,
+    "JWT_SECRET_KEY": "j" * 64,
+    "EDX_API_KEY": "e" * 40,
+    "MYSQL_PASSWORD": "p" * 20,
+    "ECOMMERCE_ALLOWED_HOSTS": "orders.example.com",
+}
 LMS = {
     "DJANGO_SETTINGS_MODULE": "settings.lms_stub",
     "LMS_REQUIRE_SECRETS": "true",
@@ -155,3 +163,65 @@ def test_a_local_stand_in_routes_both_and_warns_of_nothing():
     assert warnings(stderr) == []
     paths = json.loads(answers["/api/schema/"]["body"])["paths"]
     assert "/auto_auth" in paths and "/api/faults/" in paths
+
+
+# --- ecommerce -----------------------------------------------------------------------------------
+
+STOREFRONT = [
+    "/",
+    "/basket/",
+    "/basket/add/1/",
+    "/checkout/",
+    "/checkout/payment-details/",
+    "/accounts/register/",
+    "/accounts/profile/",
+    "/catalogue/",
+    "/search/",
+]
+
+
+def test_production_answers_404_for_the_storefront():
+    answers, stderr = probe(
+        ECOMMERCE, [*STOREFRONT, "/accounts/login/?next=/dashboard/"], "orders.example.com"
+    )
+    for path in STOREFRONT:
+        assert answers[path]["status"] == 404, (path, answers[path])
+        assert answers[path]["view"] == "storefront_not_found", (path, answers[path])
+    # Where Oscar's dashboard sends a logged-out user: the dashboard's own login, no registration.
+    login = answers["/accounts/login/?next=/dashboard/"]
+    assert (login["status"], login["location"]) == (302, "/dashboard/login/?next=/dashboard/")
+    assert warnings(stderr) == []
+
+
+def test_production_keeps_the_dashboard_and_the_api():
+    paths = ["!/dashboard/", "!/dashboard/login/", "!/dashboard/orders/", "!/api/v2/baskets/", "!/health/"]
+    answers, _ = probe(ECOMMERCE, paths, "orders.example.com")
+    views = {path: answers[path]["view"] for path in paths}
+    assert views["!/dashboard/login/"] == "dashboard:login"
+    assert views["!/dashboard/orders/"] == "dashboard:order-list"
+    assert views["!/dashboard/"] == "dashboard:index"
+    assert views["!/api/v2/baskets/"] and views["!/health/"] == "health"
+
+
+def test_a_load_test_deployment_opts_in_to_the_storefront_and_is_warned():
+    answers, stderr = probe(
+        {**ECOMMERCE, "ECOMMERCE_STOREFRONT": "true"},
+        ["!/basket/", "!/accounts/register/"],
+        "orders.example.com",
+    )
+    assert answers["!/basket/"]["view"] == "basket:summary"
+    assert answers["!/accounts/register/"]["view"] == "customer:register"
+    said = warnings(stderr)
+    assert (
+        len(said) == 1
+        and "ecommerce.core.apps ECOMMERCE_STOREFRONT is on under production settings" in said[0]
+    )
+
+
+def test_settings_local_keeps_the_storefront():
+    local = {"DJANGO_SETTINGS_MODULE": "settings.local"}
+    answers, stderr = probe(local, ["!/basket/", "!/accounts/register/", "!/accounts/login/"], "127.0.0.1")
+    assert answers["!/basket/"]["view"] == "basket:summary"
+    assert answers["!/accounts/register/"]["view"] == "customer:register"
+    assert answers["!/accounts/login/"]["view"] == "customer:login"
+    assert warnings(stderr) == []
