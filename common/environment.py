@@ -216,7 +216,15 @@ TABLE: tuple[Variable, ...] = (
         "EDX_API_KEY",
         "local-only-edx-api-key",
         "str",
-        "key for the enrollment and fault APIs (shared)",
+        "key for the enrollment API (shared)",
+        shown="a local default",
+    ),
+    Variable(
+        "LMS_FAULT_API_KEY",
+        "local-only-fault-api-key",
+        "str",
+        "key for lms_stub's fault API (`X-Fault-Api-Key`); a deployed stand-in with LMS_FAULT_CONTROL on "
+        "needs its own, not EDX_API_KEY",
         shown="a local default",
     ),
     Variable(
@@ -235,6 +243,14 @@ TABLE: tuple[Variable, ...] = (
     ),
     # --- ecommerce -------------------------------------------------------------------------------
     Variable("ECOMMERCE_DEBUG", "false", "bool", "Django DEBUG of ecommerce"),
+    Variable(
+        "ECOMMERCE_STOREFRONT",
+        None,
+        "bool",
+        "Oscar's storefront (registration, basket, checkout, catalogue, accounts); off, its pages answer "
+        "404 and /accounts/login/ leads to the dashboard's login; on under settings.production: a WARNING",
+        shown="`true`; `false` under settings.production",
+    ),
     Variable("ECOMMERCE_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "ecommerce's ALLOWED_HOSTS"),
     Variable("ECOMMERCE_MAX_BODY_BYTES", "65536", "int", "largest request body ecommerce parses"),
     Variable("JWT_LEEWAY_SECONDS", "5", "int", "clock skew allowed on a token's `exp`"),
@@ -302,6 +318,22 @@ TABLE: tuple[Variable, ...] = (
     ),
     # --- lms_stub --------------------------------------------------------------------------------
     Variable("LMS_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "lms_stub's ALLOWED_HOSTS"),
+    Variable(
+        "LMS_AUTO_AUTH",
+        None,
+        "bool",
+        "lms_stub routes `/auto_auth` (a new learner, logged in, for anyone); on in a deployed stand-in: "
+        "a WARNING (load-test deployments only)",
+        shown="`true`; `false` when LMS_REQUIRE_SECRETS",
+    ),
+    Variable(
+        "LMS_FAULT_CONTROL",
+        None,
+        "bool",
+        "lms_stub routes `/api/faults/` (fault injection at run time); on in a deployed stand-in: a WARNING "
+        "(load-test deployments only)",
+        shown="`true`; `false` when LMS_REQUIRE_SECRETS",
+    ),
     Variable("LMS_MAX_BODY_BYTES", "16384", "int", "largest request body lms_stub parses"),
     Variable("CATALOG_COURSES", "100", "int", "courses seeded and known to the LMS", shell=True),
     Variable("JWT_LIFETIME_SECONDS", "60", "int", "lifetime of the learner tokens lms_stub signs"),

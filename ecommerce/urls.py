@@ -1,9 +1,10 @@
 from django.apps import apps
+from django.conf import settings
 from django.urls import include, path
 
 from ecommerce.core.openapi import SchemaView
 from ecommerce.core.views import health
-from ecommerce.dashboard.urls import dashboard_urls, without_dashboard
+from ecommerce.dashboard.urls import dashboard_urls, storefront_closed, without_dashboard
 
 urlpatterns = [
     path("health/", health, name="health"),
@@ -13,7 +14,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # Oscar's dashboard (staff), the pages that would scan a growing table replaced (same names).
     path("dashboard/", dashboard_urls()),
-    # Oscar: its storefront pages.
+    # Oscar: its storefront pages; off (settings.production's default) they answer 404.
+    *([] if settings.ECOMMERCE_STOREFRONT else storefront_closed()),
     path("", include(without_dashboard(apps.get_app_config("oscar").urls[0]))),
 ]
 

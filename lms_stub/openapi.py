@@ -35,6 +35,7 @@ NO_DATABASE = "The database cannot be reached or no pooled connection was free i
 BAD_REQUEST = "The request could not be read (bad_request), e.g. a form body over the size limit."
 NOT_JSON = "The body is not application/json (unsupported_media_type)."
 API_KEY_REFUSED = "No or a wrong X-Edx-Api-Key (invalid_api_key)."
+FAULT_KEY_REFUSED = "No or a wrong X-Fault-Api-Key (invalid_api_key)."
 
 
 def _no_database(also: str = "") -> dict:
@@ -195,7 +196,13 @@ def _components() -> dict:
                 "type": "apiKey",
                 "in": "header",
                 "name": "X-Edx-Api-Key",
-                "description": "The key ecommerce (and tools) present to the enrollment and fault APIs.",
+                "description": "The key ecommerce (and tools) present to the enrollment API.",
+            },
+            "faultApiKey": {
+                "type": "apiKey",
+                "in": "header",
+                "name": "X-Fault-Api-Key",
+                "description": "The fault API's own key (LMS_FAULT_API_KEY), held by the load suite.",
             },
         },
     }
@@ -227,11 +234,12 @@ def document() -> dict:
     learner = [{"session": []}]
     learner_unsafe = [{"session": [], "csrfCookie": [], "csrfHeader": []}]
     api_key = [{"apiKey": []}]
+    fault_key = [{"faultApiKey": []}]
     csrf_refused = _error(
         "No CSRF cookie, or an X-CSRFToken that does not match it (csrf_failed); checked before the session."
     )
     faults_answer = _json(_ref("Faults"), "The faults in force.")
-    return {
+    described = {
         "openapi": "3.0.3",
         "info": {
             "title": "LMS stand-in (lms_stub)",
@@ -384,10 +392,10 @@ def document() -> dict:
                 "get": {
                     "operationId": "read_faults",
                     "summary": "The faults of the enrollment API",
-                    "security": api_key,
+                    "security": fault_key,
                     "responses": {
                         "200": faults_answer,
-                        "403": _error(API_KEY_REFUSED),
+                        "403": _error(FAULT_KEY_REFUSED),
                         "503": _no_database(),
                     },
                 },
@@ -395,7 +403,7 @@ def document() -> dict:
                     "operationId": "set_faults",
                     "summary": "Change the faults of the enrollment API",
                     "description": "Every worker applies them within applies_within_seconds.",
-                    "security": api_key,
+                    "security": fault_key,
                     "requestBody": {
                         "required": True,
                         "content": {"application/json": {"schema": _ref("FaultChanges")}},
@@ -406,7 +414,7 @@ def document() -> dict:
                             "The body is not JSON (malformed_json), not an object, names an unknown "
                             f"field or a value out of range (invalid_request). {BAD_REQUEST}"
                         ),
-                        "403": _error(API_KEY_REFUSED),
+                        "403": _error(FAULT_KEY_REFUSED),
                         "413": _too_large(),
                         "415": _error(NOT_JSON),
                         "503": _no_database(),
@@ -415,10 +423,10 @@ def document() -> dict:
                 "delete": {
                     "operationId": "reset_faults",
                     "summary": "Return to the LMS_FAULT_* settings",
-                    "security": api_key,
+                    "security": fault_key,
                     "responses": {
                         "200": faults_answer,
-                        "403": _error(API_KEY_REFUSED),
+                        "403": _error(FAULT_KEY_REFUSED),
                         "503": _no_database(),
                     },
                 },
@@ -437,3 +445,10 @@ def document() -> dict:
         },
         "components": _components(),
     }
+    # Load-test machinery the settings do not route is not described either (lms_stub/urls.py).
+    if not settings.LMS_AUTO_AUTH:
+        del described["paths"]["/auto_auth"]
+    if not settings.LMS_FAULT_CONTROL:
+        del described["paths"]["/api/faults/"]
+        del described["components"]["securitySchemes"]["faultApiKey"]
+    return described

@@ -56,6 +56,14 @@ def is_published_secret(value: str) -> bool:
     return any(marker in value for marker in PUBLISHED_SECRET_MARKERS)
 
 
+def load_test_switch(name: str, deployed: bool) -> bool:
+    """A switch of load-test machinery (a route that creates learners, one that injects faults,
+    Oscar's storefront): the value set, or else on for a developer's machine and off in a
+    deployment, which must opt in by setting it."""
+    value = env_bool(name)
+    return not deployed if value is None else value
+
+
 def require_secrets(names: tuple[str, ...], deployment: str) -> None:
     """Refuse to start a deployment (``deployment`` names it in the message) unless every one of
     ``names`` is set, and to none of the values the repository publishes (is_published_secret):

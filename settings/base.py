@@ -18,6 +18,7 @@ from settings._env import (
     env_list,
     env_rate,
     env_str,
+    load_test_switch,
     mysql_database,
     use_mysql_driver,
 )
@@ -196,5 +197,12 @@ STALE_OPEN_ORDER_SECONDS = env_int("STALE_OPEN_ORDER_SECONDS")
 # Answers carry a Server-Timing header (db, lms, app, total ms); the load suite reports the
 # split per step. Off hides the figures from clients (New Relic still gets them).
 SERVER_TIMING = env_bool("SERVER_TIMING")
+
+# Oscar's storefront: registration, basket, checkout. The order service sells through the API;
+# the storefront is on for a developer's machine and off under settings.production, where a
+# load-test deployment may opt in (ecommerce/urls.py). LOAD_TEST_MACHINERY names the switches
+# a deployment turned on: ecommerce.core logs a WARNING for each at start.
+ECOMMERCE_STOREFRONT = load_test_switch("ECOMMERCE_STOREFRONT", deployed=False)
+LOAD_TEST_MACHINERY = []
 
 LOGGING = console_logging(env_str("LOG_LEVEL"))

@@ -3,9 +3,14 @@
 It is test equipment, so it is kept small: signed-cookie sessions (no session table), no
 admin, no templates. The shared secrets must match ecommerce's: JWT_SECRET_KEY signs the
 learner tokens ecommerce accepts, EDX_API_KEY is what ecommerce presents to the enrollment API.
+
+Its load-test machinery, /auto_auth and the fault API, is routed only where it is switched on:
+by default on a developer's machine, never in a deployed stand-in unless the deployment opts in.
 """
 
 from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
 
 from settings._env import (
     env_bool,
@@ -13,6 +18,7 @@ from settings._env import (
     env_int,
     env_list,
     env_str,
+    load_test_switch,
     mysql_database,
     require_secrets,
     use_mysql_driver,
@@ -24,10 +30,27 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # A deployed stand-in (LMS_REQUIRE_SECRETS=true) refuses missing secrets and the values the
 # repository publishes (local defaults, vault examples), by production's rule (settings/_env.py):
 # with a known secret key anyone could forge a learner's session cookie.
-if env_bool("LMS_REQUIRE_SECRETS"):
+LMS_REQUIRE_SECRETS = env_bool("LMS_REQUIRE_SECRETS")
+if LMS_REQUIRE_SECRETS:
     require_secrets(
         ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"), "lms_stub settings"
     )
+
+# Load-test machinery: GET /auto_auth makes and logs in a learner for anyone; /api/faults/ slows
+# or breaks the enrollment API. A deployed stand-in routes neither unless set to true, and then
+# says so at start (LOAD_TEST_MACHINERY: lms_stub.learners and lms_stub.faults log a WARNING).
+LMS_AUTO_AUTH = load_test_switch("LMS_AUTO_AUTH", deployed=LMS_REQUIRE_SECRETS)
+LMS_FAULT_CONTROL = load_test_switch("LMS_FAULT_CONTROL", deployed=LMS_REQUIRE_SECRETS)
+LOAD_TEST_MACHINERY = [
+    name
+    for name, on in (("LMS_AUTO_AUTH", LMS_AUTO_AUTH), ("LMS_FAULT_CONTROL", LMS_FAULT_CONTROL))
+    if on and LMS_REQUIRE_SECRETS
+]
+if LMS_REQUIRE_SECRETS and LMS_FAULT_CONTROL:
+    # Its own key: whoever holds the enrollment key (ecommerce) cannot break the enrollment API.
+    require_secrets(("LMS_FAULT_API_KEY",), "lms_stub settings with LMS_FAULT_CONTROL")
+    if env_str("LMS_FAULT_API_KEY") == env_str("EDX_API_KEY"):
+        raise ImproperlyConfigured("LMS_FAULT_API_KEY must differ from EDX_API_KEY.")
 
 SECRET_KEY = env_str("LMS_SECRET_KEY")
 DEBUG = False
@@ -85,8 +108,10 @@ JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
 JWT_ISSUER = env_str("JWT_ISSUER")
 JWT_LIFETIME_SECONDS = env_int("JWT_LIFETIME_SECONDS")
 
-# The key callers of the enrollment and fault-control APIs must present.
+# The key callers of the enrollment API must present (X-Edx-Api-Key), and the one of the fault
+# API (X-Fault-Api-Key).
 EDX_API_KEY = env_str("EDX_API_KEY")
+LMS_FAULT_API_KEY = env_str("LMS_FAULT_API_KEY")
 
 ECOMMERCE_URL = env_str("ECOMMERCE_URL").rstrip("/")
 # Must exceed ecommerce's LMS_ENROLLMENT_TIMEOUT: ecommerce may spend that long fulfilling.

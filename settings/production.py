@@ -2,7 +2,7 @@
 without them, or with a value the repository publishes (common/environment.py's local defaults,
 ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
-from settings._env import env_bool, env_int, env_list, require_secrets
+from settings._env import env_bool, env_int, env_list, load_test_switch, require_secrets
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
@@ -15,6 +15,10 @@ REQUIRED_SECRETS = (
 require_secrets(REQUIRED_SECRETS, "production settings")
 
 DEBUG = False
+
+# No storefront (registration, basket, checkout) unless a load-test deployment sets it to true.
+ECOMMERCE_STOREFRONT = load_test_switch("ECOMMERCE_STOREFRONT", deployed=True)
+LOAD_TEST_MACHINERY = ["ECOMMERCE_STOREFRONT"] if ECOMMERCE_STOREFRONT else []
 
 # TLS ends at the load balancer in front of gunicorn.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

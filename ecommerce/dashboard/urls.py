@@ -7,7 +7,10 @@ the Oscar view it replaces (the Oscar app's own decorator).
 """
 
 from django.apps import apps
-from django.urls import include, path
+from django.db import transaction
+from django.http import Http404
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 
 from ecommerce.dashboard.index import IndexView
 from ecommerce.dashboard.orders import OrderListView
@@ -37,3 +40,31 @@ def without_dashboard(patterns: list) -> list:
     """Oscar's URL patterns less its own "dashboard" include, which ``dashboard_urls`` replaces
     (two includes of one namespace would make reversing depend on their order)."""
     return [pattern for pattern in patterns if getattr(pattern, "namespace", None) != "dashboard"]
+
+
+# Oscar's storefront: the sections its URLconf mounts at the root (the dashboard aside).
+STOREFRONT_SECTIONS = ("catalogue", "basket", "checkout", "accounts", "search", "offers", "wishlists")
+
+
+@transaction.non_atomic_requests  # a 404 needs no database
+def storefront_not_found(request, *args, **kwargs):
+    raise Http404  # answered by ecommerce.core.errors.handler404, in the JSON error shape
+
+
+def storefront_closed() -> list:
+    """Patterns mounted ahead of Oscar's storefront when ECOMMERCE_STOREFRONT is off: its pages
+    (registration, basket, checkout, catalogue, the customer's account) answer 404. Oscar's own
+    patterns stay behind them, so its URL names still reverse in the dashboard's templates. The
+    customer login, where Oscar's dashboard sends a logged-out user and where Oscar's form also
+    registers one, leads to the dashboard's own login instead."""
+    return [
+        path(
+            "accounts/login/",
+            transaction.non_atomic_requests(
+                RedirectView.as_view(pattern_name="dashboard:login", query_string=True)
+            ),
+            name="storefront-login",
+        ),
+        path("", storefront_not_found),
+        re_path(r"^(?:{})/".format("|".join(STOREFRONT_SECTIONS)), storefront_not_found),
+    ]

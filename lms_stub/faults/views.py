@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from lms_stub.faults import injection
 from lms_stub.faults.models import FaultSettings
-from lms_stub.http import BadRequest, allow_methods, api_view, json_body, require_api_key
+from lms_stub.http import BadRequest, allow_methods, api_view, json_body, require_fault_api_key
 
 # What PUT accepts: field -> (JSON type, lowest, highest). The OpenAPI document reads it too.
 LIMITS = {
@@ -23,9 +23,9 @@ FIELDS = tuple(LIMITS)
 @csrf_exempt
 @allow_methods("GET", "PUT", "DELETE")
 @api_view
-@require_api_key
+@require_fault_api_key
 def faults(request):
-    """GET, PUT or DELETE /api/faults/ (X-Edx-Api-Key) — read, change or reset the faults of
+    """GET, PUT or DELETE /api/faults/ (X-Fault-Api-Key) — read, change or reset the faults of
     the enrollment API. PUT takes any of: latency_ms, jitter_ms (added at random, 0..jitter),
     error_rate (0..1), outage_seconds and outage_starts_in_seconds (an outage window from now;
     outage_seconds 0 ends an outage). DELETE returns to the LMS_FAULT_* settings."""

@@ -9,6 +9,7 @@ from django.test import Client
 from tests.support import tokens
 
 API_KEY = "local-only-edx-api-key"
+FAULT_API_KEY = "local-only-fault-api-key"
 COURSES = 5
 
 
@@ -20,11 +21,15 @@ class Lms:
         self.url = service.url
 
     def set_faults(self, **faults):
-        response = requests.put(self.url + "/api/faults/", json=faults, headers={"X-Edx-Api-Key": API_KEY})
+        response = requests.put(
+            self.url + "/api/faults/", json=faults, headers={"X-Fault-Api-Key": FAULT_API_KEY}
+        )
         response.raise_for_status()
 
     def reset_faults(self):
-        requests.delete(self.url + "/api/faults/", headers={"X-Edx-Api-Key": API_KEY}).raise_for_status()
+        requests.delete(
+            self.url + "/api/faults/", headers={"X-Fault-Api-Key": FAULT_API_KEY}
+        ).raise_for_status()
 
     def enrollments(self, username: str) -> list[dict]:
         response = requests.get(

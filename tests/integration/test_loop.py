@@ -14,6 +14,7 @@ from tests.support import mysql, tokens
 pytestmark = pytest.mark.slow
 
 API_KEY = {"X-Edx-Api-Key": "local-only-edx-api-key"}
+FAULT_KEY = {"X-Fault-Api-Key": "local-only-fault-api-key"}
 
 
 def new_learner(stack) -> tuple[requests.Session, str]:
@@ -41,7 +42,9 @@ def enrollments(stack, username):
 
 
 def set_faults(stack, **faults):
-    requests.put(stack.lms.url + "/api/faults/", json=faults, headers=API_KEY, timeout=10).raise_for_status()
+    requests.put(
+        stack.lms.url + "/api/faults/", json=faults, headers=FAULT_KEY, timeout=10
+    ).raise_for_status()
 
 
 def test_a_learner_buys_a_seat_through_the_lms(stack):
@@ -108,7 +111,7 @@ def test_an_lms_outage_ends_in_fulfillment_error_and_the_retry_completes_it(stac
     try:
         response = buy(stack, browser, seat(3).course_id)
     finally:
-        requests.delete(stack.lms.url + "/api/faults/", headers=API_KEY, timeout=10)
+        requests.delete(stack.lms.url + "/api/faults/", headers=FAULT_KEY, timeout=10)
 
     assert response.status_code == 202, response.text
     assert response.json()["order"]["status"] == "Fulfillment Error"

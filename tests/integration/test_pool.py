@@ -21,7 +21,7 @@ from tests.support import mysql, tokens
 
 pytestmark = pytest.mark.slow
 
-API_KEY = {"X-Edx-Api-Key": "local-only-edx-api-key"}
+FAULT_KEY = {"X-Fault-Api-Key": "local-only-fault-api-key"}
 
 
 def pooled_connections() -> list[int]:
@@ -114,7 +114,7 @@ def test_no_connection_is_held_while_the_lms_answers(stack):
     """One connection per worker and a slow LMS: orders still run side by side, because each
     holds the connection only for its two short transactions, not for the LMS call."""
     service = stack.another_ecommerce(workers=1, DB_POOL_SIZE="1", DB_POOL_TIMEOUT="0.5")
-    requests.put(stack.lms.url + "/api/faults/", json={"latency_ms": 1500}, headers=API_KEY, timeout=10)
+    requests.put(stack.lms.url + "/api/faults/", json={"latency_ms": 1500}, headers=FAULT_KEY, timeout=10)
     try:
         orders = [Background(lambda i=i: order(service.url, new_name(), 1 + i)) for i in range(4)]
         for each in orders:
@@ -122,7 +122,7 @@ def test_no_connection_is_held_while_the_lms_answers(stack):
         assert [o.result.status_code for o in orders] == [201] * 4
         assert {o.result.json()["order"]["status"] for o in orders} == {"Complete"}
     finally:
-        requests.delete(stack.lms.url + "/api/faults/", headers=API_KEY, timeout=10)
+        requests.delete(stack.lms.url + "/api/faults/", headers=FAULT_KEY, timeout=10)
         service.stop()
 
 

@@ -4,6 +4,7 @@ import pytest
 from django.test import Client
 
 API_KEY = "local-only-edx-api-key"
+FAULT_API_KEY = "local-only-fault-api-key"
 
 
 @pytest.fixture
@@ -19,7 +20,14 @@ def csrf_client():
 
 @pytest.fixture
 def key():
+    """The enrollment API's key."""
     return {"HTTP_X_EDX_API_KEY": API_KEY}
+
+
+@pytest.fixture
+def fault_key():
+    """The fault API's own key."""
+    return {"HTTP_X_FAULT_API_KEY": FAULT_API_KEY}
 
 
 @pytest.fixture(autouse=True)

@@ -19,8 +19,8 @@ def enroll(client, key):
     return client.post("/api/enrollment/v1/enrollment", BODY, content_type="application/json", **key)
 
 
-def set_faults(client, key, **faults):
-    response = client.put("/api/faults/", json.dumps(faults), content_type="application/json", **key)
+def set_faults(client, fault_key, **faults):
+    response = client.put("/api/faults/", json.dumps(faults), content_type="application/json", **fault_key)
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -31,20 +31,20 @@ def test_the_control_endpoint_needs_the_api_key(client):
     assert response.status_code == 403
 
 
-def test_no_faults_by_default(client, key):
-    assert client.get("/api/faults/", **key).json()["error_rate"] == 0
+def test_no_faults_by_default(client, key, fault_key):
+    assert client.get("/api/faults/", **fault_key).json()["error_rate"] == 0
     assert enroll(client, key).status_code == 200
 
 
-def test_added_latency_slows_every_call(client, key):
-    set_faults(client, key, latency_ms=300)
+def test_added_latency_slows_every_call(client, key, fault_key):
+    set_faults(client, fault_key, latency_ms=300)
     started = time.monotonic()
     assert enroll(client, key).status_code == 200
     assert time.monotonic() - started >= 0.3
 
 
-def test_jitter_adds_up_to_its_value(client, key):
-    set_faults(client, key, latency_ms=0, jitter_ms=200)
+def test_jitter_adds_up_to_its_value(client, key, fault_key):
+    set_faults(client, fault_key, latency_ms=0, jitter_ms=200)
     durations = []
     for _ in range(5):
         started = time.monotonic()
@@ -53,16 +53,16 @@ def test_jitter_adds_up_to_its_value(client, key):
     assert max(durations) < 0.2 + 0.15  # never more than the jitter, plus the call itself
 
 
-def test_error_rate_one_fails_every_call_and_writes_nothing(client, key):
-    set_faults(client, key, error_rate=1.0)
+def test_error_rate_one_fails_every_call_and_writes_nothing(client, key, fault_key):
+    set_faults(client, fault_key, error_rate=1.0)
     response = enroll(client, key)
     assert response.status_code == 500
     assert response.json()["error"] == "injected_error"
     assert Enrollment.objects.count() == 0
 
 
-def test_an_outage_window_answers_503_until_it_ends(client, key):
-    set_faults(client, key, outage_seconds=0.5)
+def test_an_outage_window_answers_503_until_it_ends(client, key, fault_key):
+    set_faults(client, fault_key, outage_seconds=0.5)
     response = enroll(client, key)
     assert response.status_code == 503
     assert response.json()["error"] == "outage"
@@ -70,17 +70,17 @@ def test_an_outage_window_answers_503_until_it_ends(client, key):
     assert enroll(client, key).status_code == 200
 
 
-def test_an_outage_can_start_later(client, key):
-    state = set_faults(client, key, outage_seconds=30, outage_starts_in_seconds=30)
+def test_an_outage_can_start_later(client, key, fault_key):
+    state = set_faults(client, fault_key, outage_seconds=30, outage_starts_in_seconds=30)
     assert state["outage_start"] > time.time() + 25
     assert enroll(client, key).status_code == 200
 
 
-def test_delete_returns_to_the_environment_settings(client, key, settings):
+def test_delete_returns_to_the_environment_settings(client, key, settings, fault_key):
     settings.LMS_FAULT_ERROR_RATE = 1.0
-    set_faults(client, key, error_rate=0)
+    set_faults(client, fault_key, error_rate=0)
     assert enroll(client, key).status_code == 200
-    assert client.delete("/api/faults/", **key).json()["error_rate"] == 1.0
+    assert client.delete("/api/faults/", **fault_key).json()["error_rate"] == 1.0
     assert enroll(client, key).status_code == 500
 
 
@@ -103,9 +103,9 @@ def test_environment_outage_window_applies(client, key, settings):
         {"surprise": 1},
     ],
 )
-def test_invalid_fault_settings_are_400_and_change_nothing(client, key, faults):
-    before = client.get("/api/faults/", **key).json()
-    response = client.put("/api/faults/", json.dumps(faults), content_type="application/json", **key)
+def test_invalid_fault_settings_are_400_and_change_nothing(client, key, faults, fault_key):
+    before = client.get("/api/faults/", **fault_key).json()
+    response = client.put("/api/faults/", json.dumps(faults), content_type="application/json", **fault_key)
     assert response.status_code == 400
-    after = client.get("/api/faults/", **key).json()
+    after = client.get("/api/faults/", **fault_key).json()
     assert {k: v for k, v in after.items() if k != "now"} == {k: v for k, v in before.items() if k != "now"}

@@ -27,6 +27,7 @@ ECOMMERCE_DB = "test_schema_ecommerce"
 LMS_DB = "test_schema_lms"
 COURSES = 5
 API_KEY = "local-only-edx-api-key"
+FAULT_API_KEY = "local-only-fault-api-key"
 STAFF = "staff"  # created by ensure_staff; a token reaches it with "administrator": true
 
 # Examples schemathesis generates per operation and run in its fuzzing phase (its coverage and
@@ -96,7 +97,7 @@ def _no_faults(stack):
 
 def reset_faults(stack) -> None:
     requests.delete(
-        stack.lms.url + "/api/faults/", headers={"X-Edx-Api-Key": API_KEY}, timeout=10
+        stack.lms.url + "/api/faults/", headers={"X-Fault-Api-Key": FAULT_API_KEY}, timeout=10
     ).raise_for_status()
 
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from common.contract.courses import seat
-from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, STAFF, learner_token
+from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, FAULT_API_KEY, STAFF, learner_token
 from tests.schema.invariants import assert_rejected_cleanly, error_shape_problem
 from tests.support import mysql
 
@@ -30,7 +30,7 @@ class Endpoint:
     method: str
     path: str
     body: dict | None  # a valid body (None: the endpoint reads no body)
-    credentials: str  # "learner", "staff", "session", "api_key"
+    credentials: str  # "learner", "staff", "session", "api_key", "fault_key"
     limit: int
     # Fields (dotted paths into the body) where any string is valid input, so a 2xx is right.
     free_text: tuple[str, ...] = field(default_factory=tuple)
@@ -78,7 +78,7 @@ ENDPOINTS = [
         free_text=("user",),
     ),
     Endpoint(
-        "lms faults", "lms", "PUT", "/api/faults/", {"latency_ms": 0, "error_rate": 0}, "api_key", LMS_LIMIT
+        "lms faults", "lms", "PUT", "/api/faults/", {"latency_ms": 0, "error_rate": 0}, "fault_key", LMS_LIMIT
     ),
 ]
 WITH_BODY = [e for e in ENDPOINTS if e.body is not None]
@@ -103,6 +103,8 @@ class Caller:
             return {"Authorization": "JWT " + learner_token(STAFF, administrator=True)}, {}
         if endpoint.credentials == "api_key":
             return {"X-Edx-Api-Key": API_KEY}, {}
+        if endpoint.credentials == "fault_key":
+            return {"X-Fault-Api-Key": FAULT_API_KEY}, {}
         if self._session is None:
             browser = requests.Session()
             login = browser.get(self.stack.lms.url + "/auto_auth", timeout=10)

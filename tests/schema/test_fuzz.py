@@ -9,7 +9,7 @@ import pytest
 import requests
 import schemathesis
 
-from tests.schema.conftest import API_KEY, CASES, STAFF, learner_token, reset_faults
+from tests.schema.conftest import API_KEY, CASES, FAULT_API_KEY, STAFF, learner_token, reset_faults
 from tests.schema.invariants import assert_nothing_written, error_shape_problem
 
 pytestmark = pytest.mark.slow
@@ -58,7 +58,12 @@ class LmsCallers:
 
     def set(self, case, data, context):
         case.cookies = {**(case.cookies or {}), **data["cookies"]}
-        case.headers = {**(case.headers or {}), "X-CSRFToken": data["csrf"], "X-Edx-Api-Key": API_KEY}
+        case.headers = {
+            **(case.headers or {}),
+            "X-CSRFToken": data["csrf"],
+            "X-Edx-Api-Key": API_KEY,
+            "X-Fault-Api-Key": FAULT_API_KEY,
+        }
 
 
 # What a schema cannot say: which SKUs and courses exist, and which Idempotency-Keys were

@@ -246,6 +246,7 @@ KEY_DEFAULTS = (
     "orders-local-password",
     "local-only-jwt",
     "local-only-edx",
+    "local-only-fault",
 )
 KEY_DEFAULTS += ("local-only-ecommerce", "local-only-lms")
 ALLOWED = {

@@ -20,7 +20,8 @@ class Stack:
         env = env if env is not None else os.environ
         self.lms_url = get("LMS_URL", env)
         self.ecommerce_url = get("ECOMMERCE_URL", env)
-        self.api_key = get("EDX_API_KEY", env)
+        self.api_key = get("EDX_API_KEY", env)  # the enrollment API's
+        self.fault_api_key = get("LMS_FAULT_API_KEY", env)
         self.var_dir = Path(get("VAR_DIR", env))
         self.env = dict(env)
         self.session = requests.Session()
@@ -32,7 +33,7 @@ class Stack:
             method,
             f"{self.lms_url}/api/faults/",
             json=body,
-            headers={"X-Edx-Api-Key": self.api_key},
+            headers={"X-Fault-Api-Key": self.fault_api_key},
             timeout=10,
         )
         response.raise_for_status()
