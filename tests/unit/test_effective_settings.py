@@ -10,7 +10,7 @@ from locustfiles.suite.services import changes, parse_settings
 ROOT = Path(__file__).resolve().parents[2]
 # The variables behind the printed settings: the developer's environment must not leak in.
 PREFIXES = ("ECOMMERCE_", "LMS_", "DB_", "MYSQL_DRIVER", "DJANGO_SETTINGS_MODULE")
-NAMES = ("ORDER_COUNTER", "CATALOG_COURSES", "SERVER_TIMING")
+NAMES = ("ORDER_COUNTER", "CATALOG_COURSES", "SERVER_TIMING")  # ECOMMERCE_/LMS_ ones: PREFIXES
 
 
 def settings(**env: str) -> subprocess.CompletedProcess:
@@ -54,6 +54,17 @@ def test_a_changed_variable_shows_in_the_settings_it_reaches():
         "ECOMMERCE_MYSQL_DRIVER pymysql -> mysqlclient",
         f"ECOMMERCE_WORKERS {defaults['ECOMMERCE_WORKERS']} -> 3",
     ]
+
+
+def test_the_load_test_switches_and_the_order_prefix_are_settings_a_run_depends_on():
+    defaults = effective()
+    assert (defaults["LMS_AUTO_AUTH"], defaults["LMS_FAULT_CONTROL"], defaults["ECOMMERCE_STOREFRONT"]) == (
+        "on",
+        "on",
+        "on",
+    )
+    changed = effective(LMS_AUTO_AUTH="false", ECOMMERCE_ORDER_PREFIX="EDX")
+    assert changes(defaults, changed) == ["ECOMMERCE_ORDER_PREFIX OSCR -> EDX", "LMS_AUTO_AUTH on -> off"]
 
 
 def test_another_database_is_a_change_that_restarts_the_services():
