@@ -143,7 +143,11 @@ def lms_check(env_changes: dict) -> subprocess.CompletedProcess:
     "key, refusal",
     [
         (None, "need these environment variables: LMS_FAULT_API_KEY"),
-        ("local-only-fault-api-key", "still have a local default value: LMS_FAULT_API_KEY"),
+        (
+            "local-only-fault-api-key",
+            "published in the repository (a local default of common/environment.py or an example of "
+            "ansible/group_vars/all/vault.yml.example): LMS_FAULT_API_KEY",
+        ),
         ("e" * 40, "LMS_FAULT_API_KEY must differ from EDX_API_KEY"),
     ],
 )
