@@ -11,6 +11,7 @@ from common.contract import errors as contract_errors
 from common.contract import health as contract_health
 from common.contract.courses import ORG, RUN, SEAT_MODE, seat
 from lms_stub.faults.views import LIMITS
+from lms_stub.learners.views import EMAIL_PATTERN, MAX_EMAIL, MAX_PASSWORD
 
 
 def _ref(name: str) -> dict:
@@ -216,12 +217,17 @@ def document() -> dict:
             "required": False,
             "schema": {"type": "string", "pattern": "^[\\w.@+-]{1,150}$"},
         },
-        {"name": "email", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 254}},
+        {
+            "name": "email",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "string", "maxLength": MAX_EMAIL, "pattern": EMAIL_PATTERN},
+        },
         {
             "name": "password",
             "in": "query",
             "required": False,
-            "schema": {"type": "string", "maxLength": 128},
+            "schema": {"type": "string", "minLength": 1, "maxLength": MAX_PASSWORD},
         },
     ]
     AUTO_AUTH_ANSWERS = {

@@ -16,6 +16,10 @@ from lms_stub.http import BadRequest, allow_methods, api_view, error
 
 # As ecommerce's JWT authentication takes them (ecommerce/core/auth.py): the name travels there.
 USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
+# An address with one "@" before its domain and no spaces or control characters; the OpenAPI
+# document states the same pattern (ECMAScript and Python read it alike).
+EMAIL_PATTERN = r"^[^\u0000-\u0020@]+@[^\u0000-\u0020]+$"
+EMAIL = re.compile(EMAIL_PATTERN)
 MAX_EMAIL = 254
 MAX_PASSWORD = 128
 
@@ -68,12 +72,16 @@ def _credentials(query) -> tuple[str, str | None, str]:
             raise BadRequest(f"Give '{name}' once.")
         if name in query and not strict_json.is_text(query[name]):
             raise BadRequest(f"'{name}' is not text.")
+        if name in query and query[name] == "":
+            raise BadRequest(f"'{name}' is empty: give a value or leave it out.")
     username = query.get("username") or "learner_" + secrets.token_hex(8)
     if not USERNAME.match(username):
         raise BadRequest("'username' takes 1 to 150 letters, digits and @.+-_ only.")
     email = query.get("email") or None
-    if email is not None and (len(email) > MAX_EMAIL or "@" not in email or any(c.isspace() for c in email)):
-        raise BadRequest(f"'email' must be an address of at most {MAX_EMAIL} characters.")
+    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.fullmatch(email)):
+        raise BadRequest(
+            f"'email' must be an address (name@domain, no spaces) of at most {MAX_EMAIL} characters."
+        )
     password = query.get("password") or secrets.token_urlsafe(12)
     if len(password) > MAX_PASSWORD:
         raise BadRequest(f"'password' takes at most {MAX_PASSWORD} characters.")

@@ -85,8 +85,12 @@ def test_an_existing_learner_needs_its_password(client):
     "query",
     [
         {"username": "has space"},
+        {"username": ""},
+        {"password": ""},
         {"username": "x" * 151},
         {"email": "not-an-address"},
+        {"email": "ada@example.com\n"},
+        {"email": "ad\x1ca@example.com"},
         {"email": "a@" + "b" * 260},
         {"password": "p" * 129},
     ],
