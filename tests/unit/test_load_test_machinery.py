@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from common import environment
+from tests.support import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,15 +71,9 @@ def probe(env_changes: dict, paths: list[str], host: str, headers: dict | None =
     its view would need the database."""
     env = {k: v for k, v in os.environ.items() if k not in environment.VARIABLES}
     env.update(env_changes, PYTHONPATH=str(ROOT))
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, host, json.dumps(paths), json.dumps(headers or {})],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = processes.succeed(
+        [sys.executable, "-c", PROBE, host, json.dumps(paths), json.dumps(headers or {})], env
     )
-    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1]), done.stderr
 
 

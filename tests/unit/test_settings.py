@@ -12,6 +12,7 @@ import yaml
 from django.conf import settings
 
 from common import environment
+from tests.support import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = {
@@ -95,15 +96,9 @@ def test_production_refuses_the_published_values(name, value):
 def production_setting(name: str, env_changes: dict) -> str:
     env = {k: v for k, v in os.environ.items() if k not in SECRETS and k != "SERVER_TIMING"}
     env.update(SECRETS, **env_changes, DJANGO_SETTINGS_MODULE="settings.production")
-    done = subprocess.run(
-        [sys.executable, "-c", f"from django.conf import settings; print(settings.{name})"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = processes.succeed(
+        [sys.executable, "-c", f"from django.conf import settings; print(settings.{name})"], env
     )
-    assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
