@@ -9,7 +9,7 @@ from django.conf import settings
 
 from common.contract import errors as contract_errors
 from common.contract import health as contract_health
-from common.contract.courses import ORG, RUN, SEAT_MODE, seat
+from common.contract.courses import MODES, ORG, RUN, seat
 from lms_stub.faults.views import LIMITS
 from lms_stub.learners.views import EMAIL_PATTERN, MAX_EMAIL, MAX_PASSWORD
 
@@ -111,7 +111,7 @@ def _components() -> dict:
                 "required": ["user", "mode", "course_details"],
                 "properties": {
                     "user": {"type": "string", "minLength": 1, "maxLength": 150},
-                    "mode": {"type": "string", "enum": [SEAT_MODE]},
+                    "mode": {"type": "string", "enum": list(MODES)},
                     "is_active": {"type": "boolean", "default": True},
                     "course_details": {
                         "type": "object",
@@ -298,7 +298,10 @@ def document() -> dict:
                         ),
                         "401": _error("Not logged in (not_authenticated)."),
                         "403": csrf_refused,
-                        "406": _error("No such course for sale (unknown_course, with course_id)."),
+                        "406": _error(
+                            "No such course for sale (unknown_course), or the course has no free seat "
+                            "(no_free_seat); with course_id."
+                        ),
                         "409": _error(
                             "Already enrolled (already_enrolled) or already bought (already_purchased)."
                         ),

@@ -13,13 +13,13 @@ import time
 from locust import FastHttpUser, between
 
 from common.contract import paths
-from common.contract.courses import catalogue
+from common.contract.courses import free_seats
 from locustfiles.suite import hooks  # noqa: F401  (registers the suite's events)
 from locustfiles.suite.arrivals import ArrivalsMixin
 from locustfiles.suite.provenance import load_settings
 
 SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
-COURSES = [s.course_id for s in catalogue(SETTINGS["courses"])]
+COURSES = [s.course_id for s in free_seats(SETTINGS["courses"])]
 BUY_WEIGHT = SETTINGS["weights"]["buy"]
 READ_WEIGHT = SETTINGS["weights"]["read"]
 BASKET = paths.COMMERCE_BASKETS

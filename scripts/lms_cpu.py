@@ -54,7 +54,7 @@ def main() -> int:
         body = {
             "user": f"cpu_{run}_{index}",
             "is_active": True,
-            "mode": "verified",
+            "mode": seat(1).mode,
             "course_details": {"course_id": course},
         }
         return session.post(url, json=body, headers={"X-Edx-Api-Key": args.api_key}, timeout=10).status_code

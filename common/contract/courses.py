@@ -1,7 +1,7 @@
 """The seeded catalogue: the one definition both services read.
 
 ecommerce seeds its Oscar catalogue from it (``manage.py seed_catalog``) and the LMS stand-in
-maps a course to its seat's SKU with it, so the two can never disagree. Everything is derived
+maps a course to its free seat's SKU with it, so the two can never disagree. Everything is derived
 from the course number, so course ids, SKUs and prices are the same on every machine.
 
 This module is plain Python: importing it loads no Django app.
@@ -13,7 +13,12 @@ from decimal import Decimal
 
 ORG = "LoadTestX"
 RUN = "2015"
-SEAT_MODE = "verified"
+# Each course has two seats, as edX's courses had: a free one the LMS sells at once (honor)
+# and a paid one bought through the payment processor (verified).
+FREE_MODE = "honor"
+PAID_MODE = "verified"
+MODES = (FREE_MODE, PAID_MODE)
+FREE_PRICE = Decimal("0.00")
 CURRENCY = "USD"
 PARTNER_NAME = "edX"
 PARTNER_CODE = "edx"
@@ -35,6 +40,10 @@ class Seat:
     def title(self) -> str:
         return f"Seat in {self.course_id} ({self.mode})"
 
+    @property
+    def is_paid(self) -> bool:
+        return self.price > 0
+
 
 def course_id(number: int) -> str:
     return f"course-v1:{ORG}+LT{number:04d}+{RUN}"
@@ -46,22 +55,40 @@ def seat_sku(course: str, mode: str) -> str:
     return hashlib.sha256(f"{course}|{mode}".encode()).hexdigest()[:10].upper()
 
 
-def seat_price(number: int) -> Decimal:
+def seat_price(number: int, mode: str = PAID_MODE) -> Decimal:
+    if mode == FREE_MODE:
+        return FREE_PRICE
     return Decimal(49 + 25 * (number % 4)).quantize(Decimal("0.01"))
 
 
-def seat(number: int) -> Seat:
+def seat(number: int, mode: str = FREE_MODE) -> Seat:
+    """Course ``number``'s seat in ``mode``: the free one unless the paid one is asked for."""
     if number < 1:
         raise ValueError("course numbers start at 1")
+    if mode not in MODES:
+        raise ValueError(f"no seat mode {mode!r}; the modes are {', '.join(MODES)}")
     course = course_id(number)
-    return Seat(number, course, SEAT_MODE, seat_sku(course, SEAT_MODE), seat_price(number))
+    return Seat(number, course, mode, seat_sku(course, mode), seat_price(number, mode))
 
 
-def catalogue(courses: int) -> list[Seat]:
-    """The first ``courses`` seats, in course-number order."""
-    return [seat(number) for number in range(1, courses + 1)]
+def paid_seat(number: int) -> Seat:
+    return seat(number, PAID_MODE)
+
+
+def catalogue(courses: int, modes: tuple[str, ...] = MODES) -> list[Seat]:
+    """The first ``courses`` courses' seats in ``modes`` (both unless told), in course-number
+    order, a course's seats in the order of ``modes``."""
+    return [seat(number, mode) for number in range(1, courses + 1) for mode in modes]
+
+
+def free_seats(courses: int) -> list[Seat]:
+    """The seat of each of the first ``courses`` courses that the LMS sells at once."""
+    return catalogue(courses, (FREE_MODE,))
 
 
 def seats_by_course(courses: int) -> dict[str, dict[str, Seat]]:
     """course id -> mode -> seat, for the first ``courses`` courses."""
-    return {s.course_id: {s.mode: s} for s in catalogue(courses)}
+    found: dict[str, dict[str, Seat]] = {}
+    for s in catalogue(courses):
+        found.setdefault(s.course_id, {})[s.mode] = s
+    return found

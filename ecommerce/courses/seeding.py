@@ -1,5 +1,5 @@
-"""Writing the seeded catalogue into Oscar: partner, the Seat product class, one paid seat
-per course. Running it again changes nothing that is already right."""
+"""Writing the seeded catalogue into Oscar: partner, the Seat product class, a free (honor)
+and a paid (verified) seat per course. Running it again changes nothing that is already right."""
 
 from django.contrib.sites.models import Site
 from django.db import transaction

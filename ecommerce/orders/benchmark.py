@@ -19,7 +19,7 @@ from django.db import close_old_connections, connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from common.contract.courses import catalogue
+from common.contract.courses import free_seats
 
 TRANSACTION_MARKERS = ("BEGIN", "COMMIT", "ROLLBACK")
 
@@ -60,7 +60,7 @@ def _global_status(name: str) -> int:
 
 
 def measure(orders: int = 200, warmup: int = 20, courses: int = 1) -> dict:
-    skus = [seat.sku for seat in catalogue(courses)]
+    skus = [seat.sku for seat in free_seats(courses)]
     buyer = Buyer()
     run = uuid.uuid4().hex[:8]
 
@@ -98,7 +98,7 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1) -> dict:
     # The same seat path for a learner the service already knows (no user insert).
     known = name("known")
     buyer.buy(known, skus[0])
-    other = catalogue(max(courses, 2))[1].sku
+    other = free_seats(max(courses, 2))[1].sku
     connection.queries_log.clear()
     with CaptureQueriesContext(connection) as captured:
         buyer.buy(known, other)

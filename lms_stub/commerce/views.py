@@ -1,6 +1,8 @@
-"""POST /api/commerce/v0/baskets/ — the learner buys a course's seat.
+"""POST /api/commerce/v0/baskets/ — the learner takes a course's free (honor) seat, as edX's
+LMS did: ecommerce places and fulfils the order at once. Paid seats are bought from ecommerce
+directly, through the payment processor.
 
-    406 unknown course       409 already enrolled (or already bought)
+    406 unknown course, or one with no free seat       409 already enrolled (or already bought)
     429 the learner bought too often (ecommerce's per-learner limit)
     201 order Complete       202 order placed, enrollment failed (ecommerce will retry it)
     502 ecommerce refused or failed    503 ecommerce overloaded    504 ecommerce too slow
@@ -14,6 +16,7 @@ from django.http import JsonResponse
 
 from common import dbpool
 from common.contract import errors as contract
+from common.contract.courses import FREE_MODE
 from lms_stub.commerce import ecommerce_client
 from lms_stub.enrollment.models import Enrollment
 from lms_stub.enrollment.views import known_courses
@@ -33,9 +36,16 @@ def baskets(request):
     seats = known_courses().get(course_id)
     if not seats:
         return error(406, "unknown_course", f"No course {course_id!r} is for sale.", course_id=course_id)
+    seat = seats.get(FREE_MODE)
+    if seat is None:
+        return error(
+            406,
+            "no_free_seat",
+            f"Course {course_id!r} has no free seat; buy it from ecommerce.",
+            course_id=course_id,
+        )
     if Enrollment.objects.filter(user=request.user.username, course_id=course_id, is_active=True).exists():
         return error(409, "already_enrolled", f"Already enrolled in {course_id}.", course_id=course_id)
-    seat = next(iter(seats.values()))
 
     dbpool.release()  # no pooled connection is held while ecommerce works (it calls us back)
     try:

@@ -43,12 +43,13 @@ def lms(lms_server, settings):
 
 @pytest.fixture
 def seats(db):
-    """The first COURSES seats of the catalogue definition, seeded into the test database."""
-    from common.contract.courses import catalogue
+    """The free seats of the first COURSES courses of the catalogue definition, seeded into the
+    test database with their paid seats."""
+    from common.contract.courses import free_seats
     from ecommerce.courses.seeding import seed
 
     seed(COURSES)
-    return catalogue(COURSES)
+    return free_seats(COURSES)
 
 
 @pytest.fixture

@@ -24,7 +24,10 @@ def test_seeding_twice_changes_nothing(capsys):
     call_command("seed_catalog", "--courses", "4")
     assert catalogue_state() == first
     assert "0 seats created, 0 corrected" in capsys.readouterr().out
-    assert Product.objects.count() == 4
+    assert Product.objects.count() == 8  # a free and a paid seat per course
+    prices = dict(StockRecord.objects.values_list("partner_sku", "price"))
+    assert prices[courses.seat(3).sku] == 0
+    assert prices[courses.paid_seat(3).sku] == courses.paid_seat(3).price > 0
 
 
 def test_seeding_more_courses_adds_only_the_new_ones():

@@ -35,7 +35,7 @@ def test_checkout_places_a_complete_order_and_enrols_the_learner(api, lms, seats
     assert [line.status for line in stored.lines.all()] == [LINE.COMPLETE]
     assert [
         (e["course_details"]["course_id"], e["mode"], e["is_active"]) for e in lms.enrollments(learner)
-    ] == [(seats[0].course_id, "verified", True)]
+    ] == [(seats[0].course_id, "honor", True)]
 
 
 def test_learner_is_created_on_first_sight_with_the_token_email(api, lms, seats, learner):

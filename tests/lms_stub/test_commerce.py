@@ -181,3 +181,36 @@ def test_the_order_number_is_one_path_segment_of_ecommerces_url(monkeypatch, set
     monkeypatch.setattr(ecommerce_client, "reused_session", Session)
     ecommerce_client.read_order(User(username="ada", email="ada@example.com"), number)
     assert requested == [f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/"]
+
+
+def test_the_lms_sells_the_courses_free_seat(csrf_client, learner, settings):
+    """edX's LMS put a course's honor seat in the basket; the paid seat is bought from
+    ecommerce directly. A stand-in ecommerce (a real HTTP server) records what it is sent."""
+    import http.server
+
+    received = []
+
+    class Ecommerce(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = json.dumps({"id": 1, "order": {"number": "OSCR-100001", "status": "Complete"}}).encode()
+            self.send_response(201)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ecommerce)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.ECOMMERCE_URL = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        response = buy(csrf_client, seat(2).course_id)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert response.status_code == 201
+    assert received == [{"products": [{"sku": seat(2).sku}], "checkout": True}]
+    assert seat(2).mode == "honor" and not seat(2).is_paid

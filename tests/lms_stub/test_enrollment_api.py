@@ -96,9 +96,9 @@ def test_unknown_course_is_400(client, key):
 
 
 def test_unknown_mode_is_400_and_lists_the_modes(client, key):
-    response = enroll(client, key, mode="honor")
+    response = enroll(client, key, mode="professional")
     assert response.status_code == 400
-    assert response.json()["modes"] == ["verified"]
+    assert response.json()["modes"] == ["honor", "verified"]
 
 
 def test_malformed_json_and_wrong_content_type(client, key):

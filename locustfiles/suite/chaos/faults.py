@@ -14,7 +14,7 @@ import uuid
 import gevent
 
 from common.contract import errors as contract_errors
-from common.contract.courses import catalogue
+from common.contract.courses import seat
 from locustfiles.suite import facts
 from locustfiles.suite.chaos.buyer import Buyer
 from locustfiles.suite.chaos.event import Event
@@ -193,7 +193,7 @@ class Duplicates(Fault):
 
     def inject(self, stack: Stack, event: Event, seconds: float) -> None:
         buyer = Buyer(stack.ecommerce_url, stack.env)
-        sku = catalogue(1)[0].sku
+        sku = seat(1).sku
         event.started = time.time()
         same_key = buyer.purchase_at_once(_learner(), sku, self.SAME_KEY_REQUESTS, key=uuid.uuid4().hex)
         no_key = buyer.purchase_at_once(_learner(), sku, 2, key=None)

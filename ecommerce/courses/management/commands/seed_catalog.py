@@ -4,7 +4,10 @@ from ecommerce.courses.seeding import seed
 
 
 class Command(BaseCommand):
-    help = "Create (or correct) the seeded course catalogue: one paid seat per course. Idempotent."
+    help = (
+        "Create (or correct) the seeded course catalogue: a free (honor) and a paid (verified) "
+        "seat per course. Idempotent."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--courses", type=int, default=100, help="number of courses (default 100)")

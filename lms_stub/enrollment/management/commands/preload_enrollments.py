@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from common.contract import preload_plan as plan
-from common.contract.courses import catalogue
+from common.contract.courses import free_seats
 from common.preload_command import PreloadCommand
 from lms_stub.enrollment.models import Enrollment
 
@@ -32,7 +32,7 @@ def course_table(cursor, courses: int) -> None:
     )
     cursor.executemany(
         f"INSERT INTO {COURSES_TABLE} VALUES (%s, %s, %s)",
-        [(seat.number, seat.course_id, seat.mode) for seat in catalogue(courses)],
+        [(seat.number, seat.course_id, seat.mode) for seat in free_seats(courses)],
     )
 
 
