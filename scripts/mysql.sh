@@ -2,7 +2,8 @@
 # The project's private MariaDB: a datadir under var/mysql, listening on 127.0.0.1:$MYSQL_PORT
 # and on a socket beside it. No system service and nothing from /etc/mysql is used.
 #
-#   scripts/mysql.sh up       initialise if needed, start if stopped, create databases and user
+#   scripts/mysql.sh up       initialise if needed, start if stopped, create the databases and the
+#                             accounts (README.md, "Database accounts")
 #   scripts/mysql.sh down     stop it
 #   scripts/mysql.sh status   say whether it runs
 #   scripts/mysql.sh shell    a root client on the socket (extra arguments go to the client)
@@ -106,31 +107,100 @@ start() {
   die "mariadb did not start within 60 s; see $LOG"
 }
 
+# The accounts by job (README.md, "Database accounts"). The owner makes and fills the tables
+# (migrations, seeding, the preload) and the test databases (test_*, made and dropped by the test
+# runner); each service's own account reads and writes the rows of its database and of the test
+# databases named after it (test_…ecommerce, test_…lms); the monitor reads what the load suite
+# measures: server status, statement digests, table sizes (SHOW VIEW makes a database's tables
+# visible in information_schema without a row of them; the databases hold no views).
+OWNER_PRIVILEGES="SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, INDEX, REFERENCES, CREATE TEMPORARY TABLES"
+APP_PRIVILEGES="SELECT, INSERT, UPDATE, DELETE"
+DIGESTS=performance_schema.events_statements_summary_by_digest
+
+# in_list "A, B": the SQL list 'A','B' ('' for none: no privilege is named '').
+in_list() {
+  local item items out=()
+  IFS=, read -ra items <<<"$1"
+  for item in "${items[@]}"; do out+=("'${item# }'"); done
+  [ ${#out[@]} -gt 0 ] || out=("''")
+  local IFS=,
+  printf '%s' "${out[*]}"
+}
+
+# database NAME: NAME as a GRANT names one database (an _ would match any character).
+database() { printf '`%s`' "${1//_/\\_}"; }
+
+# account_sql USER PASSWORD GLOBAL SCHEMA TABLE GRANT...: USER on 127.0.0.1 and localhost with
+# PASSWORD and the GRANTs ("PRIVILEGES ON what"). An account holding anything else than global
+# privileges among GLOBAL, database privileges among SCHEMA and table privileges among TABLE
+# ("database.table PRIVILEGE") first loses every privilege: one made by an earlier version (the
+# one application user had ALL, PROCESS and performance_schema) or widened by hand. An account
+# already within them loses nothing, so `up` under a running stack takes nothing away mid-request.
+account_sql() {
+  local user=$1 password=$2 global=$3 schema=$4 table=$5 host who grantee grant
+  shift 5
+  for host in 127.0.0.1 localhost; do
+    who="'$user'@'$host'"
+    grantee=$(sql_string "$who")
+    cat <<SQL
+CREATE USER IF NOT EXISTS $who IDENTIFIED BY $password;
+ALTER USER $who IDENTIFIED BY $password;
+DELIMITER //
+BEGIN NOT ATOMIC
+  IF EXISTS (SELECT 1 FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = $grantee
+             AND (PRIVILEGE_TYPE NOT IN ('USAGE', $(in_list "$global")) OR IS_GRANTABLE = 'YES'))
+  OR EXISTS (SELECT 1 FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = $grantee
+             AND (PRIVILEGE_TYPE NOT IN ($(in_list "$schema")) OR IS_GRANTABLE = 'YES'))
+  OR EXISTS (SELECT 1 FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE = $grantee
+             AND (CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, ' ', PRIVILEGE_TYPE) NOT IN ($(in_list "$table"))
+                  OR IS_GRANTABLE = 'YES'))
+  OR EXISTS (SELECT 1 FROM information_schema.COLUMN_PRIVILEGES WHERE GRANTEE = $grantee) THEN
+    REVOKE ALL PRIVILEGES, GRANT OPTION FROM $who;
+  END IF;
+END //
+DELIMITER ;
+SQL
+    for grant in "$@"; do printf 'GRANT %s TO %s;\n' "$grant" "$who"; done
+  done
+}
+
 provision() {
-  # Application databases, and one application user that is not root. Test databases
-  # (test_*) are created and dropped by the test runner, so the user may manage those too.
-  require_identifier MYSQL_USER "$MYSQL_USER"
-  require_identifier ECOMMERCE_DB_NAME "$ECOMMERCE_DB_NAME"
-  require_identifier LMS_DB_NAME "$LMS_DB_NAME"
-  local user=$MYSQL_USER pw
-  pw=$(sql_string "$MYSQL_PASSWORD")
+  local name
+  for name in ECOMMERCE_DB_NAME LMS_DB_NAME MYSQL_OWNER_USER ECOMMERCE_DB_USER LMS_DB_USER MYSQL_MONITOR_USER; do
+    require_identifier "$name" "${!name}"
+  done
+  # A service database of a test stack (test_*) is one of the test databases, which the
+  # patterns below cover: it gets no grant of its own.
+  local owner=() ecommerce=() lms=() monitor=("PROCESS ON *.*" "SELECT ON $DIGESTS")
+  for name in "$ECOMMERCE_DB_NAME" "$LMS_DB_NAME"; do
+    [[ $name == test_* ]] && continue
+    owner+=("$OWNER_PRIVILEGES ON $(database "$name").*")
+    monitor+=("SHOW VIEW ON $(database "$name").*")
+  done
+  owner+=("$OWNER_PRIVILEGES ON \`test\\_%\`.*")
+  monitor+=("SHOW VIEW ON \`test\\_%\`.*")
+  if [[ $ECOMMERCE_DB_NAME != test_* ]]; then
+    ecommerce=("$APP_PRIVILEGES ON $(database "$ECOMMERCE_DB_NAME").*"
+      "$APP_PRIVILEGES ON $(database "test_%$ECOMMERCE_DB_NAME").*")
+  fi
+  if [[ $LMS_DB_NAME != test_* ]]; then
+    lms=("$APP_PRIVILEGES ON $(database "$LMS_DB_NAME").*" "$APP_PRIVILEGES ON $(database "test_%$LMS_DB_NAME").*")
+  fi
   # root keeps only the socket (under var/mysql, mode 700); its TCP accounts are dropped.
-  client <<SQL
+  {
+    cat <<SQL
 DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';
 DELETE FROM mysql.global_priv WHERE User = '';
 FLUSH PRIVILEGES;
 CREATE DATABASE IF NOT EXISTS \`$ECOMMERCE_DB_NAME\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 CREATE DATABASE IF NOT EXISTS \`$LMS_DB_NAME\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-CREATE USER IF NOT EXISTS '$user'@'127.0.0.1' IDENTIFIED BY $pw;
-CREATE USER IF NOT EXISTS '$user'@'localhost' IDENTIFIED BY $pw;
-ALTER USER '$user'@'127.0.0.1' IDENTIFIED BY $pw;
-ALTER USER '$user'@'localhost' IDENTIFIED BY $pw;
-GRANT ALL PRIVILEGES ON \`$ECOMMERCE_DB_NAME\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
-GRANT ALL PRIVILEGES ON \`$LMS_DB_NAME\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
-GRANT ALL PRIVILEGES ON \`test\\_%\`.* TO '$user'@'127.0.0.1', '$user'@'localhost';
-GRANT SELECT ON performance_schema.* TO '$user'@'127.0.0.1', '$user'@'localhost';
-GRANT PROCESS ON *.* TO '$user'@'127.0.0.1', '$user'@'localhost';
 SQL
+    account_sql "$MYSQL_OWNER_USER" "$(sql_string "$MYSQL_OWNER_PASSWORD")" "" "$OWNER_PRIVILEGES" "" "${owner[@]}"
+    account_sql "$ECOMMERCE_DB_USER" "$(sql_string "$ECOMMERCE_DB_PASSWORD")" "" "$APP_PRIVILEGES" "" "${ecommerce[@]}"
+    account_sql "$LMS_DB_USER" "$(sql_string "$LMS_DB_PASSWORD")" "" "$APP_PRIVILEGES" "" "${lms[@]}"
+    account_sql "$MYSQL_MONITOR_USER" "$(sql_string "$MYSQL_MONITOR_PASSWORD")" "PROCESS" "SHOW VIEW" \
+      "$DIGESTS SELECT" "${monitor[@]}"
+  } | client
 }
 
 case ${1:-} in

@@ -20,6 +20,9 @@ STAFF_PASSWORD_FILE=$VAR_DIR/staff-password
 
 manage() { "$PYTHON" "$ROOT/manage.py" "$@"; }
 manage_lms() { DJANGO_SETTINGS_MODULE=settings.lms_stub "$PYTHON" "$ROOT/manage.py" "$@"; }
+# as_owner COMMAND...: a management command that makes or fills tables connects as the owner
+# account; the services and the rollup keep their own (README.md, "Database accounts").
+as_owner() { DB_ACCOUNT=owner "$@"; }
 
 # wait_http URL SECONDS: until URL answers 200.
 wait_http() {
@@ -51,7 +54,7 @@ staff_password() {
 
 # seed_catalog: the courses lms_stub sells (CATALOG_COURSES) exist in ecommerce's catalogue.
 seed_catalog() {
-  manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
+  as_owner manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
 }
 
 # collectstatic compresses every file each time (about 13 s); the files come only from the
@@ -71,11 +74,11 @@ prepare() {
   "$ROOT/scripts/mysql.sh" up
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   say "stack: migrating"
-  manage migrate --noinput -v0
-  manage_lms migrate --noinput -v0
+  as_owner manage migrate --noinput -v0
+  as_owner manage_lms migrate --noinput -v0
   seed_catalog
   collect_static
-  ECOMMERCE_STAFF_PASSWORD=$(staff_password) manage ensure_staff --username "$STAFF_USER"
+  ECOMMERCE_STAFF_PASSWORD=$(staff_password) as_owner manage ensure_staff --username "$STAFF_USER"
 }
 
 # start_service NAME CONF PORT [CPUS]: start gunicorn in its own session unless it already
@@ -196,7 +199,7 @@ urls() {
   LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
   ecommerce           $ECOMMERCE_URL    API: /api/v2/baskets/, /api/v2/orders/
   Oscar dashboard     $ECOMMERCE_URL/dashboard/   login: $STAFF_USER / $(staff_password)
-  MariaDB             127.0.0.1:$MYSQL_PORT  (user $MYSQL_USER; root on $MYSQL_SOCKET)
+  MariaDB             127.0.0.1:$MYSQL_PORT  (accounts $MYSQL_OWNER_USER, $ECOMMERCE_DB_USER, $LMS_DB_USER, $MYSQL_MONITOR_USER; root on $MYSQL_SOCKET)
 EOF
 }
 

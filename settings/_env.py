@@ -104,19 +104,43 @@ POOL_ENGINES = {
 }
 
 
+# DB_ACCOUNT: whose account a process of a service connects as (README.md, "Database accounts").
+DATABASE_ACCOUNTS = {
+    # The service's own: the rows of its database, nothing else (<SERVICE> is ECOMMERCE or LMS).
+    "app": ("{service}_DB_USER", "{service}_DB_PASSWORD"),
+    # The owner: tables too, for the commands that create or bulk-load them (migrate, seeding,
+    # the preload); the services themselves never hold its password.
+    "owner": ("MYSQL_OWNER_USER", "MYSQL_OWNER_PASSWORD"),
+}
+
+
+def database_account(service: str) -> tuple[str, str]:
+    """The names of the (user, password) variables this process connects with: the service's
+    own account, or with DB_ACCOUNT=owner the owner's."""
+    account = env_str("DB_ACCOUNT")
+    if account not in DATABASE_ACCOUNTS:
+        raise ImproperlyConfigured(
+            f"DB_ACCOUNT must be one of {', '.join(DATABASE_ACCOUNTS)}, not {account!r}."
+        )
+    user, password = DATABASE_ACCOUNTS[account]
+    return user.format(service=service), password.format(service=service)
+
+
 def mysql_database(service: str, name: str) -> dict:
-    """Django DATABASES entry for the project's MariaDB; host, port and user are shared.
-    <SERVICE>_DB_POOL overrides DB_POOL for one service."""
+    """Django DATABASES entry for the project's MariaDB; host and port are shared, the account
+    is the service's own (database_account). <SERVICE>_DB_POOL overrides DB_POOL for one
+    service."""
     pool = env_str(f"{service}_DB_POOL")  # DB_POOL unless set
     if pool not in POOL_ENGINES:
         raise ImproperlyConfigured(f"DB_POOL must be one of {', '.join(POOL_ENGINES)}, not {pool!r}.")
+    user, password = database_account(service)
     return {
         "ENGINE": POOL_ENGINES[pool],
         "NAME": name,
         "HOST": env_str("MYSQL_HOST"),
         "PORT": env_int("MYSQL_PORT"),
-        "USER": env_str("MYSQL_USER"),
-        "PASSWORD": env_str("MYSQL_PASSWORD"),
+        "USER": env_str(user),
+        "PASSWORD": env_str(password),
         # Lesson 1 of the 2015 write-up: autocommit stays on, each request is one transaction.
         "AUTOCOMMIT": True,
         "ATOMIC_REQUESTS": True,

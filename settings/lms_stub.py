@@ -13,6 +13,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from settings._env import (
+    database_account,
     env_bool,
     env_float,
     env_int,
@@ -33,7 +34,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 LMS_REQUIRE_SECRETS = env_bool("LMS_REQUIRE_SECRETS")
 if LMS_REQUIRE_SECRETS:
     require_secrets(
-        ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"), "lms_stub settings"
+        ("LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", database_account("LMS")[1]), "lms_stub settings"
     )
 
 # Load-test machinery: GET /auto_auth makes and logs in a learner for anyone; /api/faults/ slows

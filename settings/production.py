@@ -2,14 +2,14 @@
 without them, or with a value the repository publishes (common/environment.py's local defaults,
 ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
-from settings._env import env_bool, env_int, env_list, load_test_switch, require_secrets
+from settings._env import database_account, env_bool, env_int, env_list, load_test_switch, require_secrets
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
     "ECOMMERCE_SECRET_KEY",
     "JWT_SECRET_KEY",
     "EDX_API_KEY",
-    "MYSQL_PASSWORD",
+    database_account("ECOMMERCE")[1],  # ECOMMERCE_DB_PASSWORD, or the owner's for a migration
     "ECOMMERCE_ALLOWED_HOSTS",
 )
 require_secrets(REQUIRED_SECRETS, "production settings")

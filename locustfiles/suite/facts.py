@@ -6,10 +6,12 @@ watermark with their lines, the orders of some learners) and lms_stub's ``enroll
 (the enrollments above a watermark). The two run at once, one process per service per
 question however many orders there are, and the suite copies no status name.
 
-The watermarks are the exception: the highest order and enrollment ids, read over one MySQL
+The watermarks are the exception: where the order and enrollment ids stand, read over one MySQL
 connection here. They are taken as a run starts, inside Locust's test_start, which must be
 done in milliseconds: a load shape's next tick kills a test_start that is still waiting (and
 starts another), and a Django process needs seconds to start (minutes on a loaded machine).
+The connection is the monitoring account's, which reads no row of the services: the tables'
+AUTO_INCREMENT, which information_schema shows it, says where their ids stand.
 """
 
 import json
@@ -36,15 +38,32 @@ def databases() -> tuple[str, str]:
     return get("ECOMMERCE_DB_NAME"), get("LMS_DB_NAME")
 
 
+WATERMARK_TABLES = {
+    "order_id": ("ecommerce", "order_order"),
+    "enrollment_id": ("lms", "enrollment_enrollment"),
+}
+
+
 def watermarks() -> dict[str, int]:
-    """The highest order and enrollment ids now: a run's orders and enrollments are above them."""
-    ecommerce, lms = databases()
+    """The order and enrollment ids given out so far: a run's orders and enrollments are above
+    them. A table's next AUTO_INCREMENT less one is at least its highest id (ids of rolled-back
+    rows are never given again), and every row written later has a higher one."""
+    names = dict(zip(("ecommerce", "lms"), databases(), strict=True))
+    marks = {}
     with mysql_connect() as conn, conn.cursor() as cursor:
-        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{ecommerce}`.order_order")
-        order_id = cursor.fetchone()[0]
-        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM `{lms}`.enrollment_enrollment")
-        enrollment_id = cursor.fetchone()[0]
-    return {"order_id": int(order_id), "enrollment_id": int(enrollment_id)}
+        for mark, (service, table) in WATERMARK_TABLES.items():
+            cursor.execute(
+                "SELECT AUTO_INCREMENT FROM information_schema.TABLES "
+                "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+                [names[service], table],
+            )
+            row = cursor.fetchone()
+            if row is None:
+                raise RuntimeError(
+                    f"{names[service]}.{table} is not there, or the monitoring account cannot see it"
+                )
+            marks[mark] = int(row[0] or 1) - 1
+    return marks
 
 
 def since(marks: dict[str, int]) -> Since:

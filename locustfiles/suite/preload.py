@@ -15,6 +15,7 @@ run).
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -133,7 +134,9 @@ def preload(total: int, courses: int, batch: int, env=None) -> dict:
     args = ("--total", str(total), "--first", str(first), "--start", start.isoformat())
     args += ("--spacing-us", str(spacing), "--courses", str(courses), "--batch", str(batch))
     progress = Progress(state, total)
-    processes = {service: commands.start(service, command, *args, env=env) for service, command in HALVES}
+    # The batches make temporary tables, which the services' own accounts may not: the owner's.
+    owner = {**(os.environ if env is None else env), "DB_ACCOUNT": "owner"}
+    processes = {service: commands.start(service, command, *args, env=owner) for service, command in HALVES}
     readers = [
         threading.Thread(target=progress.follow, args=(service, process), daemon=True)
         for service, process in processes.items()

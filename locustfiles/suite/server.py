@@ -34,11 +34,13 @@ GAUGES = ("Threads_connected",)
 
 
 def mysql_connect(database: str | None = None):
+    """A connection as the monitoring account: server status and variables, the statement
+    digests, the tables' sizes and statistics; never a row of the services' tables."""
     return pymysql.connect(
         host=get("MYSQL_HOST"),
         port=get("MYSQL_PORT"),
-        user=get("MYSQL_USER"),
-        password=get("MYSQL_PASSWORD"),
+        user=get("MYSQL_MONITOR_USER"),
+        password=get("MYSQL_MONITOR_PASSWORD"),
         database=database,
         autocommit=True,
         connect_timeout=5,

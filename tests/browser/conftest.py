@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.helpers import Swarm
-from tests.support.servers import manage
+from tests.support.servers import AS_OWNER, manage
 from tests.support.stack import LocustWebUI, stack_environment, stack_stop, stack_up
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def staff_login(stack) -> tuple[str, str, str]:
         STAFF_USER,
         "--email",
         STAFF_EMAIL,
-        env={**stack, "ECOMMERCE_STAFF_PASSWORD": STAFF_PASSWORD},
+        env={**stack, "ECOMMERCE_STAFF_PASSWORD": STAFF_PASSWORD, **AS_OWNER},
     )
     return STAFF_USER, STAFF_PASSWORD, STAFF_EMAIL
 

@@ -8,7 +8,8 @@ import pytest
 from tests.ecommerce.helpers import COURSES, Api, Lms
 from tests.support import mysql, servers
 
-LMS_DATABASE = "test_lms_for_ecommerce"
+# Named like every test database of lms_stub (test_…lms), which its own account may use.
+LMS_DATABASE = "test_ecommerce_suite_lms"
 
 
 @pytest.fixture(scope="session")

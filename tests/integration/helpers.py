@@ -54,12 +54,14 @@ class RowLock:
 
 
 def lock_waiters() -> int:
-    """Transactions of the test ecommerce database now waiting on a row lock."""
+    """Transactions of the test ecommerce database now waiting on a row lock (server state:
+    the monitoring account's to read)."""
     rows = mysql.query(
         "information_schema",
         "SELECT COUNT(*) FROM INNODB_TRX t JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
         "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s",
         [ECOMMERCE_DB],
+        account="monitor",
     )
     return rows[0][0]
 
@@ -99,7 +101,7 @@ class StatusReader:
     does not itself count as a new connection)."""
 
     def __init__(self):
-        self.conn = mysql.connect()
+        self.conn = mysql.connect(account="monitor")
 
     def read(self, *names: str) -> dict[str, int]:
         with self.conn.cursor() as cursor:

@@ -25,13 +25,21 @@ FAULT_KEY = {"X-Fault-Api-Key": "local-only-fault-api-key"}
 
 
 def pooled_connections() -> list[int]:
-    """Server-side ids of the application's idle connections to the test database."""
+    """Server-side ids of the application's idle connections to the test database (seen by the
+    monitoring account: PROCESS shows other accounts' connections)."""
     rows = mysql.query(
         "information_schema",
-        "SELECT ID FROM PROCESSLIST WHERE DB = %s AND USER = 'orders' AND COMMAND = 'Sleep'",
-        [ECOMMERCE_DB],
+        "SELECT ID FROM PROCESSLIST WHERE DB = %s AND USER = %s AND COMMAND = 'Sleep'",
+        [ECOMMERCE_DB, mysql.user("ecommerce")],
+        account="monitor",
     )
     return [row[0] for row in rows]
+
+
+def kill(connection_id: int) -> None:
+    """The server closes one of ecommerce's connections: KILL by ecommerce's own account, which
+    may end its own connections and no other's."""
+    mysql.query(ECOMMERCE_DB, f"KILL {int(connection_id)}", account="ecommerce")
 
 
 def burst(url: str, requests_count: int, concurrency: int = 20) -> list[int]:
@@ -54,8 +62,9 @@ def application_connections() -> int:
     """Every connection the two services hold to their test databases (their pools)."""
     rows = mysql.query(
         "information_schema",
-        "SELECT COUNT(*) FROM PROCESSLIST WHERE DB IN (%s, %s) AND USER = 'orders'",
-        [ECOMMERCE_DB, LMS_DB],
+        "SELECT COUNT(*) FROM PROCESSLIST WHERE DB IN (%s, %s) AND USER IN (%s, %s)",
+        [ECOMMERCE_DB, LMS_DB, mysql.user("ecommerce"), mysql.user("lms")],
+        account="monitor",
     )
     return rows[0][0]
 
@@ -135,7 +144,7 @@ def test_connections_killed_by_the_server_are_replaced(stack):
         killed = pooled_connections()
         assert killed
         for connection_id in killed:
-            mysql.query(ECOMMERCE_DB, f"KILL {int(connection_id)}")
+            kill(connection_id)
         wait_for(lambda: False, timeout=0.5)  # longer than PING_AFTER
 
         results = [order(service.url, new_name(), 1 + i % 5).status_code for i in range(5)]
@@ -151,7 +160,7 @@ def test_a_connection_that_dies_in_use_costs_one_503_and_is_replaced(stack):
     try:
         assert requests.get(service.url + "/health/", timeout=10).status_code == 200
         for connection_id in pooled_connections():
-            mysql.query(ECOMMERCE_DB, f"KILL {int(connection_id)}")
+            kill(connection_id)
 
         first = requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30)
         then = requests.get(service.url + "/api/v2/orders/", headers=learner_header(), timeout=30)

@@ -13,7 +13,7 @@ from tests.loadsuite.conftest import DATABASES
 
 @pytest.fixture
 def sampler(stack_env, monkeypatch, tmp_path):
-    for name in ("MYSQL_HOST", "MYSQL_PORT", "MYSQL_USER", "MYSQL_PASSWORD"):
+    for name in ("MYSQL_HOST", "MYSQL_PORT", "MYSQL_MONITOR_USER", "MYSQL_MONITOR_PASSWORD"):
         if name in stack_env:
             monkeypatch.setenv(name, stack_env[name])
     sampler = ServerSampler(tmp_path, DATABASES)
@@ -36,3 +36,24 @@ def test_a_read_killed_mid_statement_leaves_the_next_read_whole(sampler):
     status = sampler.status()
     assert status["Questions"] > 0 and set(COUNTERS) <= set(status)
     assert sampler._fetch("SELECT 7") == ((7,),)
+
+
+def test_the_watermarks_are_the_monitors_without_reading_a_row(stack_env, monkeypatch):
+    """The audit's watermarks come from the tables' AUTO_INCREMENT, which the monitoring account
+    sees in information_schema: at least the highest id, though it may not read the ids."""
+    import MySQLdb
+
+    from locustfiles.suite import facts
+    from tests.support import mysql
+
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+    marks = facts.watermarks()
+    for mark, database, table in (
+        ("order_id", DATABASES[0], "order_order"),
+        ("enrollment_id", DATABASES[1], "enrollment_enrollment"),
+    ):
+        (highest,) = mysql.query(database, f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0]  # the owner
+        assert marks[mark] >= highest
+        with pytest.raises((MySQLdb.OperationalError, MySQLdb.ProgrammingError)):
+            mysql.query(database, f"SELECT MAX(id) FROM {table}", account="monitor")

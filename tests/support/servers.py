@@ -30,6 +30,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# The environment of a management command that makes or fills tables: it connects as the owner
+# account, as scripts/stack.sh runs migrate, seed_catalog and ensure_staff; every other command
+# and the services connect as their service's own.
+AS_OWNER = {"DB_ACCOUNT": "owner"}
+
+
 def manage(settings_module: str, *args: str, env: dict | None = None) -> str:
     run_env = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings_module}
     done = subprocess.run(
@@ -51,7 +57,7 @@ def prepare_database(service: str, database: str, env: dict | None = None, cours
     _, _, settings_module, db_var = SERVICES[service]
     env = {**(env or {}), db_var: database}
     if service == "ecommerce":
-        manage(settings_module, "seed_catalog", "--courses", str(courses), env=env)
+        manage(settings_module, "seed_catalog", "--courses", str(courses), env={**env, **AS_OWNER})
 
 
 def migrated_database(service: str, database: str, env: dict | None = None) -> None:
@@ -60,7 +66,7 @@ def migrated_database(service: str, database: str, env: dict | None = None) -> N
     _, _, settings_module, db_var = SERVICES[service]
 
     def migrate(name: str) -> None:
-        manage(settings_module, "migrate", "--noinput", "-v0", env={**(env or {}), db_var: name})
+        manage(settings_module, "migrate", "--noinput", "-v0", env={**(env or {}), db_var: name, **AS_OWNER})
 
     templates.clone(templates.ensure_template(service, migrate), database)
 
@@ -174,7 +180,7 @@ def loop(ecommerce_db: str, lms_db: str, courses: int, staff_password: str, work
     }
     prepare_database("ecommerce", ecommerce_db, env, courses=courses)
     prepare_database("lms_stub", lms_db, env)
-    manage("settings.local", "ensure_staff", env=env)
+    manage("settings.local", "ensure_staff", env={**env, **AS_OWNER})
     started = []
     try:
         started.append(start_service("lms_stub", lms_db, env, workers=workers, port=lms_port))

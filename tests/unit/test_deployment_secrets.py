@@ -20,7 +20,23 @@ ANSIBLE_DIR = ROOT / "ansible"
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
 EXAMPLE = ANSIBLE_DIR / "group_vars/all/vault.yml.example"
 MOLECULE_SECRETS = ANSIBLE_DIR / "molecule/default/inventory/group_vars/all/test-secrets.yml"
-SECRET_NAMES = ("ECOMMERCE_SECRET_KEY", "LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD")
+SECRET_NAMES = (
+    "ECOMMERCE_SECRET_KEY",
+    "LMS_SECRET_KEY",
+    "JWT_SECRET_KEY",
+    "EDX_API_KEY",
+    "MYSQL_OWNER_PASSWORD",
+    "ECOMMERCE_DB_PASSWORD",
+    "LMS_DB_PASSWORD",
+    "MYSQL_MONITOR_PASSWORD",
+)
+# The database accounts' passwords as the common role names them (roles/common/defaults).
+DB_PASSWORDS = {
+    "common_db_owner_password",
+    "common_ecommerce_db_password",
+    "common_lms_db_password",
+    "common_db_monitor_password",
+}
 PLAY = """
 - name: The common role's secret checks alone
   hosts: localhost
@@ -97,7 +113,7 @@ def test_the_roles_accept_the_molecule_test_secrets(tmp_path):
 def test_the_roles_refuse_the_vault_example_by_name(tmp_path):
     result = check_secrets(tmp_path, f"@{EXAMPLE}")
     assert result.returncode != 0
-    shared = {"common_db_password", "common_jwt_secret_key", "common_edx_api_key"}
+    shared = DB_PASSWORDS | {"common_jwt_secret_key", "common_edx_api_key"}
     examples = {name for name, value in load(EXAMPLE).items() if value}
     assert refused(result) == examples | shared
 
@@ -108,3 +124,11 @@ def test_the_roles_refuse_a_local_default(tmp_path):
     )
     assert result.returncode != 0
     assert refused(result) == {"vault_edx_api_key", "common_edx_api_key"}
+
+
+def test_the_roles_refuse_two_database_accounts_sharing_a_password(tmp_path):
+    """A host given one account's password (a Locust host, the monitor's) must not hold another's."""
+    owner = load(MOLECULE_SECRETS)["vault_mysql_owner_password"]
+    result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}", f"vault_mysql_monitor_password={owner}")
+    assert result.returncode != 0
+    assert "two database accounts share a password" in result.stdout

@@ -168,7 +168,7 @@ def test_every_name_read_through_the_readers_is_in_the_table():
 OVERRIDES = {
     "LMS_PORT": "28000",
     "VAR_DIR": "/tmp/a dir with spaces",
-    "MYSQL_PASSWORD": 'it\'s $HOME `id` "quoted" \\ }',
+    "MYSQL_OWNER_PASSWORD": 'it\'s $HOME `id` "quoted" \\ }',
     "CATALOG_COURSES": "7",
     "DB_POOL": "off",
 }
@@ -188,12 +188,12 @@ def test_the_shell_form_gives_bash_the_values_python_reads(overrides):
 
 
 def test_lib_sh_exports_the_table_with_an_override():
-    env = clean_environment(LMS_PORT="28000", MYSQL_USER="someone")
+    env = clean_environment(LMS_PORT="28000", MYSQL_OWNER_USER="someone")
     names = [v.name for v in environment.TABLE if v.shell]
     values = bash_values("source scripts/lib.sh", ["ROOT", *names], env)
     assert values.pop("ROOT") == str(environment.ROOT)
     assert values == {name: environment.raw(name, env) for name in names}
-    assert values["LMS_URL"] == "http://127.0.0.1:28000" and values["MYSQL_USER"] == "someone"
+    assert values["LMS_URL"] == "http://127.0.0.1:28000" and values["MYSQL_OWNER_USER"] == "someone"
     assert values["MYSQL_PORT"] == "13306"
 
 
@@ -244,6 +244,8 @@ KEY_DEFAULTS = (
     "18000",
     "8089",
     "orders-local-password",
+    "app-local-password",
+    "monitor-local-password",
     "local-only-jwt",
     "local-only-edx",
     "local-only-fault",

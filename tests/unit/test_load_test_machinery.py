@@ -21,7 +21,7 @@ ECOMMERCE = {
     "ECOMMERCE_SECRET_KEY": "s" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
-    "MYSQL_PASSWORD": "p" * 20,
+    "ECOMMERCE_DB_PASSWORD": "p" * 20,
     "ECOMMERCE_ALLOWED_HOSTS": "orders.example.com",
 }
 LMS = {
@@ -30,7 +30,7 @@ LMS = {
     "LMS_SECRET_KEY": "l" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
-    "MYSQL_PASSWORD": "p" * 20,
+    "LMS_DB_PASSWORD": "p" * 20,
 }
 FAULT_KEY = "f" * 40
 

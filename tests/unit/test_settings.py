@@ -19,13 +19,16 @@ SECRETS = {
     "ECOMMERCE_SECRET_KEY": "s" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
-    "MYSQL_PASSWORD": "p" * 20,
+    "ECOMMERCE_DB_PASSWORD": "p" * 20,
     "ECOMMERCE_ALLOWED_HOSTS": "orders.example.com",
 }
+# What a management command that makes tables is given (scripts/stack.sh, as_owner), never the
+# services: none of it reaches a check unless a test sets it.
+OWNER = ("DB_ACCOUNT", "MYSQL_OWNER_USER", "MYSQL_OWNER_PASSWORD")
 
 
 def run_check(env_changes: dict, *options: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in SECRETS}
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS and k not in OWNER}
     env.update(env_changes, DJANGO_SETTINGS_MODULE="settings.production")
     return subprocess.run(
         [sys.executable, "manage.py", "check", *options],
@@ -84,13 +87,60 @@ def published_values(names) -> list:
 
 @pytest.mark.parametrize(
     "name, value",
-    published_values(["ECOMMERCE_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"]),
+    published_values(["ECOMMERCE_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "ECOMMERCE_DB_PASSWORD"]),
 )
 def test_production_refuses_the_published_values(name, value):
     result = run_check({**SECRETS, name: value})
     assert result.returncode != 0
     assert "still have a value published in the repository (" in result.stderr
     assert result.stderr.rstrip().endswith(f": {name}")
+
+
+# --- Database accounts (README.md, "Database accounts") ---------------------------------------
+
+
+def database_setting(module: str, env_changes: dict) -> str:
+    """USER of the default database as ``module`` resolves it in a child process."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in OWNER and not k.endswith(("_DB_USER", "_DB_PASSWORD"))
+    }
+    env.update(env_changes, DJANGO_SETTINGS_MODULE=module)
+    code = (
+        "from django.conf import settings; d = settings.DATABASES['default']; print(d['USER'], d['PASSWORD'])"
+    )
+    return processes.succeed([sys.executable, "-c", code], env).stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "module, user, password",
+    [
+        ("settings.local", "ECOMMERCE_DB_USER", "ECOMMERCE_DB_PASSWORD"),
+        ("settings.lms_stub", "LMS_DB_USER", "LMS_DB_PASSWORD"),
+    ],
+)
+def test_each_service_connects_as_its_own_account_and_a_migration_as_the_owner(module, user, password):
+    own = f"{environment.get(user, env={})} {environment.get(password, env={})}"
+    owner = f"{environment.get('MYSQL_OWNER_USER', env={})} {environment.get('MYSQL_OWNER_PASSWORD', env={})}"
+    assert own != owner
+    assert database_setting(module, {}) == own
+    assert database_setting(module, {"DB_ACCOUNT": "owner"}) == owner
+
+
+def test_an_unknown_database_account_is_refused():
+    result = run_check({**SECRETS, "DB_ACCOUNT": "root"})
+    assert result.returncode != 0
+    assert "DB_ACCOUNT must be one of app, owner, not 'root'." in result.stderr
+
+
+def test_a_production_migration_needs_the_owners_password_not_the_services():
+    owner = {**SECRETS, "DB_ACCOUNT": "owner"}
+    del owner["ECOMMERCE_DB_PASSWORD"]
+    missing = run_check(owner)
+    assert missing.returncode != 0 and missing.stderr.rstrip().endswith(": MYSQL_OWNER_PASSWORD")
+    assert run_check({**owner, "MYSQL_OWNER_PASSWORD": "o" * 20}).returncode == 0
+    published = run_check({**owner, "MYSQL_OWNER_PASSWORD": VAULT_EXAMPLE["vault_mysql_owner_password"]})
+    assert published.returncode != 0
+    assert published.stderr.rstrip().endswith("vault.yml.example): MYSQL_OWNER_PASSWORD")
 
 
 def production_setting(name: str, env_changes: dict) -> str:
@@ -159,12 +209,12 @@ LMS_SECRETS = {
     "LMS_SECRET_KEY": "l" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
-    "MYSQL_PASSWORD": "p" * 20,
+    "LMS_DB_PASSWORD": "p" * 20,
 }
 
 
 def lms_check(env_changes: dict) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in LMS_SECRETS}
+    env = {k: v for k, v in os.environ.items() if k not in LMS_SECRETS and k not in OWNER}
     env.update(env_changes, LMS_REQUIRE_SECRETS="true", DJANGO_SETTINGS_MODULE="settings.lms_stub")
     return subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
@@ -172,13 +222,13 @@ def lms_check(env_changes: dict) -> subprocess.CompletedProcess:
 
 
 def test_a_deployed_lms_stub_refuses_missing_secrets():
-    result = lms_check({"JWT_SECRET_KEY": "j" * 64, "MYSQL_PASSWORD": "p" * 20})
+    result = lms_check({"JWT_SECRET_KEY": "j" * 64, "LMS_DB_PASSWORD": "p" * 20})
     assert result.returncode != 0
     assert "need these environment variables: LMS_SECRET_KEY, EDX_API_KEY" in result.stderr
 
 
 @pytest.mark.parametrize(
-    "name, value", published_values(["LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "MYSQL_PASSWORD"])
+    "name, value", published_values(["LMS_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "LMS_DB_PASSWORD"])
 )
 def test_a_deployed_lms_stub_refuses_the_published_values(name, value):
     result = lms_check({**LMS_SECRETS, name: value})
