@@ -9,6 +9,7 @@ import pytest
 from oscar.core.loading import get_model
 
 from common.contract import cybersource, order_numbers
+from common.contract.courses import FREE_MODE, PAID_MODE, paid_seat
 from common.contract.statuses import LINE, NOTIFICATION, ORDER
 from tests.ecommerce.helpers import row_counts, session_status
 from tests.ecommerce.payments import SECRET, form_data, notification, notify, outcomes, pay, payment_rows
@@ -26,10 +27,8 @@ StockRecord = get_model("partner", "StockRecord")
 
 @pytest.fixture
 def paid(seats):
-    """The seeded seats that cost something."""
-    found = [seat for seat in seats if seat.price > 0]
-    assert len(found) >= 3
-    return found
+    """The paid (verified) seats of the seeded courses; ``seats`` are their free ones."""
+    return [paid_seat(seat.number) for seat in seats]
 
 
 # --- The paid checkout ------------------------------------------------------------------------
@@ -68,6 +67,43 @@ def test_a_paid_checkout_answers_the_signed_form_and_places_nothing(api, lms, pa
         t: n for t, n in before.items() if t != "basket_basket"
     }
     assert lms.enrollments(learner) == []
+
+
+def test_a_free_checkout_is_placed_at_once_whatever_processor_it_names(api, lms, seats, learner):
+    response = pay(api, learner, [seats[0].sku], processor="cybersource")
+
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == {"id", "order"}
+    assert body["order"]["status"] == ORDER.COMPLETE
+    assert Basket.objects.get(pk=body["id"]).status == Basket.SUBMITTED
+    assert [e["mode"] for e in lms.enrollments(learner)] == [FREE_MODE]
+    assert Source.objects.filter(order__number=body["order"]["number"]).count() == 0
+
+
+def test_an_unknown_processor_is_refused_for_a_free_basket_too(api, lms, seats, learner):
+    before = row_counts()
+    response = pay(api, learner, [seats[0].sku], processor="paypal")
+    assert (response.status_code, response.json()["error"]) == (400, "unknown_payment_processor")
+    assert row_counts() == before
+
+
+def test_a_basket_of_a_free_and_a_paid_seat_is_paid_and_placed_whole(api, lms, seats, paid, learner):
+    checkout = pay(api, learner, [seats[0].sku, paid[1].sku])
+
+    assert checkout.status_code == 201
+    assert checkout.json()["order"] is None
+    assert form_data(checkout)["amount"] == str(paid[1].price)
+    assert lms.enrollments(learner) == []
+
+    assert notify(api, notification(checkout)).status_code == 200
+
+    order = Order.objects.get(basket_id=checkout.json()["id"])
+    assert order.status == ORDER.COMPLETE
+    assert sorted(line.partner_sku for line in order.lines.all()) == sorted([seats[0].sku, paid[1].sku])
+    assert sorted((e["course_details"]["course_id"], e["mode"]) for e in lms.enrollments(learner)) == sorted(
+        [(seats[0].course_id, FREE_MODE), (paid[1].course_id, PAID_MODE)]
+    )
 
 
 def test_a_paid_checkout_commits_once(api, lms, paid, learner, other_learner):

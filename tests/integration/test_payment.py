@@ -8,7 +8,7 @@ from html import unescape
 import requests
 
 from common.contract import cybersource, paths
-from common.contract.courses import catalogue
+from common.contract.courses import paid_seat
 from common.contract.statuses import NOTIFICATION, ORDER
 from tests.integration.conftest import COURSES, ECOMMERCE_DB
 from tests.integration.helpers import new_name
@@ -16,7 +16,7 @@ from tests.support import mysql, tokens
 
 SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment.py
 API_KEY = "local-only-edx-api-key"
-PAID = [seat for seat in catalogue(COURSES) if seat.price > 0]
+PAID = [paid_seat(number) for number in range(1, COURSES + 1)]
 
 
 def paid_checkout(url: str, username: str, seat) -> dict:
