@@ -3,9 +3,8 @@ it, and the rows a payment writes."""
 
 from urllib.parse import urlencode
 
-from django.db import connection
-
 from common.contract import cybersource, paths
+from tests.ecommerce.helpers import row_counts
 
 SECRET = "local-only-cybersource-secret-key"  # settings.test's, from common/environment.py
 NOTIFY = paths.payment_notification(cybersource.PROCESSOR)
@@ -50,12 +49,7 @@ PAYMENT_TABLES = (
 
 
 def payment_rows() -> dict[str, int]:
-    with connection.cursor() as cursor:
-        counts = {}
-        for table in PAYMENT_TABLES:
-            cursor.execute(f"SELECT COUNT(*) FROM `{table}`")
-            counts[table] = cursor.fetchone()[0]
-        return counts
+    return row_counts(PAYMENT_TABLES)
 
 
 def outcomes(reference: str) -> list[str]:

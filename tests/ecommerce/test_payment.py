@@ -11,7 +11,7 @@ from oscar.core.loading import get_model
 from common.contract import cybersource, order_numbers
 from common.contract.courses import FREE_MODE, PAID_MODE, paid_seat
 from common.contract.statuses import LINE, NOTIFICATION, ORDER
-from tests.ecommerce.helpers import row_counts, session_status
+from tests.ecommerce.helpers import row_counts, session_status, transactions_open_at_lms_calls
 from tests.ecommerce.payments import SECRET, form_data, notification, notify, outcomes, pay, payment_rows
 from tests.support import tokens
 
@@ -247,21 +247,10 @@ def test_an_accepted_payment_places_pays_and_fulfils_the_order(api, lms, paid, l
 def test_accepting_commits_twice_and_calls_the_lms_with_no_transaction_open(
     api, lms, paid, learner, other_learner, monkeypatch
 ):
-    from django.db import connection
-
-    from ecommerce.fulfillment import modules
-
     warm = pay(api, other_learner, [paid[1].sku])
     notify(api, notification(warm))  # loads the source and event types, and caches
     checkout = pay(api, learner, [paid[0].sku])
-    seen = []
-    original = modules.EnrollmentFulfillmentModule.fulfill_line
-
-    def spy(self, order, line, timeout):
-        seen.append(connection.in_atomic_block)
-        return original(self, order, line, timeout)
-
-    monkeypatch.setattr(modules.EnrollmentFulfillmentModule, "fulfill_line", spy)
+    seen = transactions_open_at_lms_calls(monkeypatch)
     before = session_status("Com_commit")
     assert notify(api, notification(checkout)).status_code == 200
     assert session_status("Com_commit") - before == 2  # the order and its payment; the statuses
