@@ -39,7 +39,7 @@ class SeatOwned(Exception):
     """The learner already has an order for one of the seats."""
 
 
-def purchase(user, request: BasketRequest, stockrecords, key: str | None, processor=None) -> Answer:
+def purchase(user, request: BasketRequest, stockrecords, key: str | None, processor) -> Answer:
     """Answer a basket request. ``processor`` (ecommerce.payment.processors) takes the payment
     of a paid basket; a free one, or one that does not check out, never uses it."""
     if request.checkout and is_paid(stockrecords):

@@ -84,7 +84,7 @@ def receive(processor, fields: dict[str, str]) -> Outcome:
         basket_lines = list(basket.lines.select_related("product__product_class", "stockrecord"))
         refused = _amount_refused(note, basket_lines)
         if refused:
-            return _refuse(processor, fields, note, refused)
+            return _refuse(processor, fields, note, refused, basket)
         outcome = _accept(processor.name, note, basket, basket_lines)
         _record(processor, fields, note, outcome.outcome, basket, outcome.order)
     if outcome.outcome == NOTIFICATION.REFUND_OWED:
@@ -161,8 +161,8 @@ def _unknown_reference(note: Notification) -> Refused:
     )
 
 
-def _refuse(processor, fields, note: Notification | None, refused: Refused) -> Outcome:
-    _record(processor, fields, note, refused.outcome, None)
+def _refuse(processor, fields, note: Notification | None, refused: Refused, basket=None) -> Outcome:
+    _record(processor, fields, note, refused.outcome, basket)
     logger.warning("notification refused (%s): %s", refused.outcome, refused.message)
     return Outcome(refused.outcome, 400, refused.code, refused.message)
 
