@@ -287,6 +287,14 @@ TABLE: tuple[Variable, ...] = (
         shown="a local default",
     ),
     Variable(
+        "CYBERSOURCE_SECRET_KEY",
+        "local-only-cybersource-secret-key",
+        "str",
+        "signs the payment processor's checkout forms and notifications (shared by ecommerce and lms_stub's "
+        "processor stand-in; edX's 2015 load client reads the same name)",
+        shown="a local default",
+    ),
+    Variable(
         "LMS_REQUIRE_SECRETS",
         "false",
         "bool",
@@ -375,6 +383,26 @@ TABLE: tuple[Variable, ...] = (
     Variable(
         "CSRF_TRUSTED_ORIGINS", "", "list", "settings.production: origins trusted for CSRF", shown="none"
     ),
+    # --- Payment (CyberSource Secure Acceptance, or lms_stub's stand-in for it) -----------------
+    Variable(
+        "CYBERSOURCE_ACCESS_KEY",
+        "loadtest-cybersource-access-key",
+        "str",
+        "the processor profile's access key, sent in every checkout form (not a secret)",
+    ),
+    Variable(
+        "CYBERSOURCE_PROFILE_ID",
+        "loadtest-cybersource-profile",
+        "str",
+        "the processor profile's id (not a secret)",
+    ),
+    Variable(
+        "CYBERSOURCE_PAYMENT_PAGE_URL",
+        "{LMS_URL}/processor/cybersource/pay/",
+        "str",
+        "where a paid checkout sends the learner's browser (`payment_page_url`): lms_stub's stand-in by "
+        "default, CyberSource's pay URL in a real shop",
+    ),
     # --- lms_stub --------------------------------------------------------------------------------
     Variable("LMS_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "lms_stub's ALLOWED_HOSTS"),
     Variable(
@@ -392,6 +420,20 @@ TABLE: tuple[Variable, ...] = (
         "lms_stub routes `/api/faults/` (fault injection at run time); on in a deployed stand-in: a WARNING "
         "(load-test deployments only)",
         shown="`true`; `false` when LMS_REQUIRE_SECRETS",
+    ),
+    Variable(
+        "LMS_PAYMENT_PROCESSOR",
+        None,
+        "bool",
+        "lms_stub routes `/processor/cybersource/` (a stand-in for the payment processor: a hosted payment "
+        "page that notifies ecommerce); on in a deployed stand-in: a WARNING (load-test deployments only)",
+        shown="`true`; `false` when LMS_REQUIRE_SECRETS",
+    ),
+    Variable(
+        "LMS_PAYMENT_NOTIFY_URL",
+        "{ECOMMERCE_URL}/payment/cybersource/notify/",
+        "str",
+        "where the processor stand-in posts its signed notifications",
     ),
     Variable("LMS_MAX_BODY_BYTES", "16384", "int", "largest request body lms_stub parses"),
     Variable("CATALOG_COURSES", "100", "int", "courses seeded and known to the LMS", shell=True),

@@ -5,11 +5,16 @@ from django.urls import include, path
 from ecommerce.core.openapi import SchemaView
 from ecommerce.core.views import health
 from ecommerce.dashboard.urls import dashboard_urls, storefront_closed, without_dashboard
+from ecommerce.payment.urls import api_urls as payment_api_urls
+from ecommerce.payment.urls import processor_urls
 
 urlpatterns = [
     path("health/", health, name="health"),
     path("api/v2/schema/", SchemaView.as_view(), name="openapi-schema"),
     path("api/v2/", include("ecommerce.orders.urls")),
+    path("api/v2/", include(payment_api_urls)),
+    # Where payment processors post their signed notifications (the processor's interface).
+    path("payment/", include(processor_urls)),
     # Oscar's page templates link to Django's language switcher.
     path("i18n/", include("django.conf.urls.i18n")),
     # Oscar's dashboard (staff), the pages that would scan a growing table replaced (same names).

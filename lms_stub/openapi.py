@@ -7,6 +7,7 @@ process does; tests/schema fuzzes the running service against it.
 
 from django.conf import settings
 
+from common.contract import cybersource, paths
 from common.contract import errors as contract_errors
 from common.contract import health as contract_health
 from common.contract.courses import MODES, ORG, RUN, seat
@@ -43,6 +44,19 @@ def _no_database(also: str = "") -> dict:
     return _error(f"{NO_DATABASE}{also}; retry after Retry-After seconds.", RETRY_AFTER)
 
 
+def _html(description: str) -> dict:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+FORM = "application/x-www-form-urlencoded"
+NOT_FORM = "The body is not a form (unsupported_media_type)."
+CHECKOUT_REFUSED = (
+    "The checkout form's signature is missing or wrong (invalid_signature), a field is missing, "
+    "unsigned or given twice, or it is not a sale of an amount in a currency (invalid_request), "
+    "or the access key or profile is not this processor's (unknown_profile)."
+)
+
+
 def _too_large() -> dict:
     return _error(f"The body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (body_too_large).")
 
@@ -52,6 +66,17 @@ COURSE_ID = {
     "minLength": 1,
     "description": f"A course the LMS sells: course-v1:{ORG}+LT<four digits>+{RUN}, one of the catalogue's.",
 }
+
+
+def _checkout_form() -> dict:
+    string = {"type": "string"}
+    return {
+        "type": "object",
+        "description": "A paid checkout's payment_form_data as ecommerce signed it (CyberSource fields).",
+        "required": [*cybersource.CHECKOUT_FIELDS, "signature"],
+        "properties": {name: string for name in (*cybersource.CHECKOUT_FIELDS, "signature")},
+        "additionalProperties": string,
+    }
 
 
 def _components() -> dict:
@@ -173,6 +198,16 @@ def _components() -> dict:
                 "additionalProperties": False,
             },
             "Health": contract_health.SCHEMA,
+            "CheckoutForm": _checkout_form(),
+            "PaymentConfirmation": {
+                **_checkout_form(),
+                "required": [*_checkout_form()["required"], "pay_action"],
+                "properties": {
+                    **_checkout_form()["properties"],
+                    "card_number": {"type": "string", "example": cybersource.TEST_CARD},
+                    "pay_action": {"type": "string", "enum": ["pay", "decline"]},
+                },
+            },
         },
         "securitySchemes": {
             "session": {
@@ -252,8 +287,9 @@ def document() -> dict:
             "version": "1",
             "description": (
                 "The LMS side of the order loop: learners, the commerce endpoint that asks ecommerce "
-                "for an order, the enrollment API ecommerce calls back, and fault injection. Every "
-                "error answer has one shape (components/schemas/Error)."
+                "for an order, the enrollment API ecommerce calls back, fault injection, and a "
+                "stand-in for the payment processor. Every error answer has one shape "
+                "(components/schemas/Error)."
             ),
         },
         "paths": {
@@ -440,6 +476,53 @@ def document() -> dict:
                     },
                 },
             },
+            paths.PROCESSOR_PAY: {
+                "post": {
+                    "operationId": "processor_payment_page",
+                    "summary": "The payment processor stand-in's hosted payment page",
+                    "description": (
+                        "The learner's browser posts a paid checkout's payment_form_data here (from "
+                        "another site: no CSRF token). The signature must hold under "
+                        "CYBERSOURCE_SECRET_KEY and the access key and profile must be this "
+                        "processor's; the page shows the amount, the test card and Pay and Decline."
+                    ),
+                    "security": [],
+                    "requestBody": {"required": True, "content": {FORM: {"schema": _ref("CheckoutForm")}}},
+                    "responses": {
+                        "200": _html("The payment page."),
+                        "400": _error(CHECKOUT_REFUSED),
+                        "413": _too_large(),
+                        "415": _error(NOT_FORM),
+                    },
+                }
+            },
+            paths.PROCESSOR_CONFIRM: {
+                "post": {
+                    "operationId": "processor_confirm_payment",
+                    "summary": "Pay or decline on the payment page: ecommerce is notified",
+                    "description": (
+                        "The page's form: the checkout form again (verified again), card_number and "
+                        "pay_action. The stand-in signs the notification (decision ACCEPT or DECLINE), "
+                        "posts it to LMS_PAYMENT_NOTIFY_URL and shows the receipt with ecommerce's answer."
+                    ),
+                    "security": [],
+                    "requestBody": {
+                        "required": True,
+                        "content": {FORM: {"schema": _ref("PaymentConfirmation")}},
+                    },
+                    "responses": {
+                        "200": _html("The receipt: the decision, the order number and ecommerce's answer."),
+                        "400": _error(
+                            f"{CHECKOUT_REFUSED} Or pay_action is not pay or decline (invalid_request), or "
+                            "the card number is not one (invalid_card)."
+                        ),
+                        "413": _too_large(),
+                        "415": _error(NOT_FORM),
+                        "502": _error("ecommerce could not be reached (ecommerce_unreachable)."),
+                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                    },
+                }
+            },
             "/health/": {
                 "get": {
                     "operationId": "health",
@@ -460,4 +543,9 @@ def document() -> dict:
     if not settings.LMS_FAULT_CONTROL:
         del described["paths"]["/api/faults/"]
         del described["components"]["securitySchemes"]["faultApiKey"]
+    if not settings.LMS_PAYMENT_PROCESSOR:
+        del described["paths"][paths.PROCESSOR_PAY]
+        del described["paths"][paths.PROCESSOR_CONFIRM]
+        for name in ("CheckoutForm", "PaymentConfirmation"):
+            del described["components"]["schemas"][name]
     return described

@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.urls import path
+from django.urls import include, path
 
 from lms_stub.commerce.views import baskets, order
 from lms_stub.enrollment.views import enrollment
@@ -19,6 +19,8 @@ if settings.LMS_AUTO_AUTH:
     urlpatterns.append(path("auto_auth", auto_auth, name="auto_auth"))
 if settings.LMS_FAULT_CONTROL:
     urlpatterns.append(path("api/faults/", faults, name="faults"))
+if settings.LMS_PAYMENT_PROCESSOR:
+    urlpatterns.append(path("processor/cybersource/", include("lms_stub.processor.urls")))
 
 handler400 = "lms_stub.views.bad_request"
 handler403 = "lms_stub.views.forbidden"

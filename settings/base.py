@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "ecommerce.courses",
     "ecommerce.orders",
     "ecommerce.fulfillment",
+    "ecommerce.payment",
     "ecommerce.counters",
     "ecommerce.dashboard",
 ]
@@ -148,6 +149,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "ecommerce.core.openapi.add_error_component",
         "ecommerce.orders.openapi.add_order_components",
+        "ecommerce.payment.openapi.add_payment_components",
     ],
 }
 
@@ -180,6 +182,19 @@ try:
     ORDER_NUMBER_PREFIX = order_numbers.check_prefix(env_str("ECOMMERCE_ORDER_PREFIX"))
 except ValueError as exc:
     raise ImproperlyConfigured(f"ECOMMERCE_ORDER_PREFIX: {exc}") from None
+
+# Payment processors, by the name a basket request gives (payment_processor_name); the first is
+# the default. A basket whose total is above zero is paid: its checkout answers the signed form
+# the learner's browser posts to the processor's page, and the order is placed when the
+# processor's signed notification arrives (ecommerce.payment).
+PAYMENT_PROCESSOR_CONFIG = {
+    "cybersource": {
+        "secret_key": env_str("CYBERSOURCE_SECRET_KEY"),
+        "access_key": env_str("CYBERSOURCE_ACCESS_KEY"),
+        "profile_id": env_str("CYBERSOURCE_PROFILE_ID"),
+        "payment_page_url": env_str("CYBERSOURCE_PAYMENT_PAGE_URL"),
+    },
+}
 
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
 # answer before it is told to retry (409, Retry-After).

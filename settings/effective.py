@@ -60,9 +60,11 @@ def effective() -> dict[str, str]:
         "CATALOG_COURSES": lms.CATALOG_COURSES,
         "SERVER_TIMING": "on" if ecommerce.SERVER_TIMING else "off",
         "ECOMMERCE_ORDER_PREFIX": ecommerce.ORDER_NUMBER_PREFIX,
-        # Load-test machinery (docs/decisions.md): a run needs /auto_auth, a chaos run the fault API.
+        # Load-test machinery (docs/decisions.md): a run needs /auto_auth, a chaos run the fault API,
+        # a hosted-page payment the processor's stand-in.
         "LMS_AUTO_AUTH": "on" if lms.LMS_AUTO_AUTH else "off",
         "LMS_FAULT_CONTROL": "on" if lms.LMS_FAULT_CONTROL else "off",
+        "LMS_PAYMENT_PROCESSOR": "on" if lms.LMS_PAYMENT_PROCESSOR else "off",
         "ECOMMERCE_STOREFRONT": "on" if ecommerce.ECOMMERCE_STOREFRONT else "off",
     }
     return {name: str(value) for name, value in values.items()}

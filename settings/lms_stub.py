@@ -4,8 +4,9 @@ It is test equipment, so it is kept small: signed-cookie sessions (no session ta
 admin, no templates. The shared secrets must match ecommerce's: JWT_SECRET_KEY signs the
 learner tokens ecommerce accepts, EDX_API_KEY is what ecommerce presents to the enrollment API.
 
-Its load-test machinery, /auto_auth and the fault API, is routed only where it is switched on:
-by default on a developer's machine, never in a deployed stand-in unless the deployment opts in.
+Its load-test machinery, /auto_auth, the fault API and the payment processor's stand-in, is
+routed only where it is switched on: by default on a developer's machine, never in a deployed
+stand-in unless the deployment opts in.
 """
 
 from pathlib import Path
@@ -38,13 +39,20 @@ if LMS_REQUIRE_SECRETS:
     )
 
 # Load-test machinery: GET /auto_auth makes and logs in a learner for anyone; /api/faults/ slows
-# or breaks the enrollment API. A deployed stand-in routes neither unless set to true, and then
-# says so at start (LOAD_TEST_MACHINERY: lms_stub.learners and lms_stub.faults log a WARNING).
+# or breaks the enrollment API; /processor/cybersource/ takes payments for anyone and notifies
+# ecommerce of them. A deployed stand-in routes none unless set to true, and then says so at
+# start (LOAD_TEST_MACHINERY: lms_stub.learners, lms_stub.faults and lms_stub.processor log a
+# WARNING).
 LMS_AUTO_AUTH = load_test_switch("LMS_AUTO_AUTH", deployed=LMS_REQUIRE_SECRETS)
 LMS_FAULT_CONTROL = load_test_switch("LMS_FAULT_CONTROL", deployed=LMS_REQUIRE_SECRETS)
+LMS_PAYMENT_PROCESSOR = load_test_switch("LMS_PAYMENT_PROCESSOR", deployed=LMS_REQUIRE_SECRETS)
 LOAD_TEST_MACHINERY = [
     name
-    for name, on in (("LMS_AUTO_AUTH", LMS_AUTO_AUTH), ("LMS_FAULT_CONTROL", LMS_FAULT_CONTROL))
+    for name, on in (
+        ("LMS_AUTO_AUTH", LMS_AUTO_AUTH),
+        ("LMS_FAULT_CONTROL", LMS_FAULT_CONTROL),
+        ("LMS_PAYMENT_PROCESSOR", LMS_PAYMENT_PROCESSOR),
+    )
     if on and LMS_REQUIRE_SECRETS
 ]
 if LMS_REQUIRE_SECRETS and LMS_FAULT_CONTROL:
@@ -52,6 +60,9 @@ if LMS_REQUIRE_SECRETS and LMS_FAULT_CONTROL:
     require_secrets(("LMS_FAULT_API_KEY",), "lms_stub settings with LMS_FAULT_CONTROL")
     if env_str("LMS_FAULT_API_KEY") == env_str("EDX_API_KEY"):
         raise ImproperlyConfigured("LMS_FAULT_API_KEY must differ from EDX_API_KEY.")
+if LMS_REQUIRE_SECRETS and LMS_PAYMENT_PROCESSOR:
+    # With the published key anyone could sign a payment ecommerce would take.
+    require_secrets(("CYBERSOURCE_SECRET_KEY",), "lms_stub settings with LMS_PAYMENT_PROCESSOR")
 
 SECRET_KEY = env_str("LMS_SECRET_KEY")
 DEBUG = False
@@ -64,6 +75,7 @@ INSTALLED_APPS = [
     "lms_stub.enrollment",
     "lms_stub.faults",
     "lms_stub.commerce",
+    "lms_stub.processor",
 ]
 
 MIDDLEWARE = [
@@ -127,6 +139,13 @@ LMS_FAULT_OUTAGE_START = env_float("LMS_FAULT_OUTAGE_START")
 LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END")
 # How often each worker re-reads the fault settings stored by /api/faults/.
 LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS")
+
+# The payment processor's stand-in: the profile it takes checkout forms for (the same values as
+# ecommerce's, which signs them), and where it posts the signed notification of each payment.
+CYBERSOURCE_SECRET_KEY = env_str("CYBERSOURCE_SECRET_KEY")
+CYBERSOURCE_ACCESS_KEY = env_str("CYBERSOURCE_ACCESS_KEY")
+CYBERSOURCE_PROFILE_ID = env_str("CYBERSOURCE_PROFILE_ID")
+LMS_PAYMENT_NOTIFY_URL = env_str("LMS_PAYMENT_NOTIFY_URL")
 
 # As ecommerce's (settings/base.py): a Server-Timing header, here with ecommerce's entries.
 SERVER_TIMING = env_bool("SERVER_TIMING")

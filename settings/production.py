@@ -9,6 +9,7 @@ REQUIRED_SECRETS = (
     "ECOMMERCE_SECRET_KEY",
     "JWT_SECRET_KEY",
     "EDX_API_KEY",
+    "CYBERSOURCE_SECRET_KEY",
     database_account("ECOMMERCE")[1],  # ECOMMERCE_DB_PASSWORD, or the owner's for a migration
     "ECOMMERCE_ALLOWED_HOSTS",
 )

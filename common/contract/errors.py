@@ -69,3 +69,12 @@ MALFORMED_JSON = "malformed_json"
 ALREADY_PURCHASED = "already_purchased"
 REQUEST_IN_PROGRESS = "request_in_progress"
 POOL_EXHAUSTED = "pool_exhausted"
+
+# Payment: a basket naming a processor the service does not have, and a processor's
+# notification the service refuses (400, recorded, nothing placed).
+UNKNOWN_PAYMENT_PROCESSOR = "unknown_payment_processor"
+INVALID_SIGNATURE = "invalid_signature"
+INVALID_NOTIFICATION = "invalid_notification"
+UNKNOWN_REFERENCE = "unknown_reference"
+AMOUNT_MISMATCH = "amount_mismatch"
+CURRENCY_MISMATCH = "currency_mismatch"

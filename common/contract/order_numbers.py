@@ -23,3 +23,15 @@ def order_number(prefix: str, basket_id: int) -> str:
 def order_number_sql(prefix: str, basket_id_sql: str) -> str:
     """The same as a MariaDB expression over ``basket_id_sql`` (the bulk preload's INSERTs)."""
     return f"CONCAT('{check_prefix(prefix)}-', {OFFSET} + {basket_id_sql})"
+
+
+def basket_id(prefix: str, number: str) -> int | None:
+    """The basket an order number under ``prefix`` belongs to (the inverse of order_number), or
+    None when ``number`` is not one: another prefix, no number, or a number below OFFSET + 1."""
+    head, dash, digits = number.partition("-")
+    if head != prefix or not dash or not (digits.isascii() and digits.isdigit()) or digits[0] == "0":
+        return None
+    if len(digits) > 18:  # beyond any basket id (a BIGINT has 19 digits)
+        return None
+    basket = int(digits) - OFFSET
+    return basket if basket >= 1 else None

@@ -4,6 +4,8 @@ An order starts ``Open``. Fulfilment ends it ``Complete`` or ``Fulfillment Error
 takes a ``Fulfillment Error`` order back to ``Open`` for the length of the call and then to
 ``Complete`` (or back to ``Fulfillment Error``). A line's error status names the reason, so the
 dashboard and the retry tools can tell a flaky network from a misconfiguration.
+
+A payment processor's notification is recorded with what became of it (``NOTIFICATION``).
 """
 
 
@@ -46,3 +48,30 @@ LINE_STATUS_PIPELINE = {
     LINE.COMPLETE: (),
     **{error: (LINE.OPEN, LINE.COMPLETE) for error in LINE.ERRORS},
 }
+
+
+class NOTIFICATION:
+    """What became of a payment processor's notification (every one is recorded with one).
+
+    An accepted payment ends as exactly one of PLACED (its order was placed) or REFUND_OWED (no
+    order: the learner already owned a seat of the basket, or the basket was already paid by
+    another transaction); a repeat of either is a REPLAY and changes nothing. The others place
+    nothing and are answered 400 (the refusals) or 200 (DECLINED).
+    """
+
+    PLACED = "placed"
+    REPLAY = "replay"
+    REFUND_OWED = "refund_owed"
+    DECLINED = "declined"
+    # Refused (400): nothing placed.
+    INVALID_SIGNATURE = "invalid_signature"
+    MALFORMED = "malformed"
+    UNKNOWN_REFERENCE = "unknown_reference"
+    AMOUNT_MISMATCH = "amount_mismatch"
+    CURRENCY_MISMATCH = "currency_mismatch"
+    # The service failed while handling it (500): nothing placed; the processor sends it again.
+    FAILED = "failed"
+
+    ACCEPTED = (PLACED, REFUND_OWED)
+    REFUSED = (INVALID_SIGNATURE, MALFORMED, UNKNOWN_REFERENCE, AMOUNT_MISMATCH, CURRENCY_MISMATCH)
+    ALL = (PLACED, REPLAY, REFUND_OWED, DECLINED, *REFUSED, FAILED)

@@ -127,7 +127,7 @@ def _roll_back_request_transaction(view) -> None:
 
 
 def _wants_json(request) -> bool:
-    return request.path.startswith(("/api/", "/health"))
+    return request.path.startswith(("/api/", "/health", "/payment/"))
 
 
 def handler404(request, exception=None):

@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRespo
 from common.contract.courses import seat
 from common.contract.statuses import LINE, ORDER
 from ecommerce.core.openapi import ERROR_REF, RETRY_AFTER, WWW_AUTHENTICATE, errors
-from ecommerce.orders.requests import MAX_KEY_LENGTH, MAX_SKU_LENGTH
+from ecommerce.orders.requests import MAX_KEY_LENGTH, MAX_PROCESSOR_NAME_LENGTH, MAX_SKU_LENGTH
 
 MONEY = {"type": "string", "pattern": r"^-?[0-9]+\.[0-9]{2}$", "example": "49.00"}
 
@@ -62,7 +62,14 @@ def components() -> dict:
                 "order": {
                     "allOf": [_ref("Order")],
                     "nullable": True,
-                    "description": "The order placed from the basket; null when checkout was false.",
+                    "description": (
+                        "The order placed from the basket; null when checkout was false, and for a "
+                        "paid basket (its order is placed when the payment is notified)."
+                    ),
+                },
+                "payment_data": {
+                    **_ref("PaymentData"),
+                    "description": "A paid checkout only: where and what the learner's browser posts to pay.",
                 },
             },
             "additionalProperties": False,
@@ -85,7 +92,21 @@ def components() -> dict:
                 "checkout": {
                     "type": "boolean",
                     "default": False,
-                    "description": "true: place the order and enrol the learner; false: the basket only.",
+                    "description": (
+                        "true: a free basket is placed and the learner enrolled; a paid one (total "
+                        "above 0.00) answers payment_data and places nothing yet. false: the basket only."
+                    ),
+                },
+                "payment_processor_name": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_PROCESSOR_NAME_LENGTH,
+                    "example": "cybersource",
+                    "description": (
+                        "Who takes the payment of a paid basket (GET /api/v2/payment/processors/ lists "
+                        "them); the default when left out. A name the service does not have is refused "
+                        "with 400 unknown_payment_processor."
+                    ),
                 },
             },
             "additionalProperties": False,
@@ -146,11 +167,14 @@ ORDER_NUMBER = OpenApiParameter("number", str, OpenApiParameter.PATH, descriptio
 
 create_basket = extend_schema(
     operation_id="create_basket",
-    summary="Create a basket and, with checkout, place and fulfil its order",
+    summary="Create a basket and, with checkout, place and fulfil its order, or start its payment",
     description=(
-        "The order is committed before the LMS is called; the answer says how fulfilment "
-        "ended (order status Complete or Fulfillment Error, the reason on the line). A rejected "
-        "request writes nothing."
+        "A free basket: the order is committed before the LMS is called; the answer says how "
+        "fulfilment ended (order status Complete or Fulfillment Error, the reason on the line). "
+        "A paid basket (total above 0.00): the basket is frozen, nothing is placed, and the "
+        "answer has order null and payment_data, the signed form the learner's browser posts to "
+        "the processor's page; the order is placed when the processor notifies the payment "
+        "(POST /payment/{processor}/notify/). A rejected request writes nothing."
     ),
     request={"application/json": _ref("BasketRequest")},
     parameters=[IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, RETRY_AFTER, WWW_AUTHENTICATE],
@@ -159,10 +183,21 @@ create_basket = extend_schema(
             "buy a seat",
             value={"products": [{"sku": seat(1).sku}], "checkout": True},
             request_only=True,
-        )
+        ),
+        OpenApiExample(
+            "pay for a seat through CyberSource",
+            value={
+                "products": [{"sku": seat(1).sku}],
+                "checkout": True,
+                "payment_processor_name": "cybersource",
+            },
+            request_only=True,
+        ),
     ],
     responses={
-        201: OpenApiResponse(_ref("Basket"), "The basket, and the order placed from it."),
+        201: OpenApiResponse(
+            _ref("Basket"), "The basket, and the order placed from it or (paid) the payment to make."
+        ),
         **errors(
             400,
             401,
@@ -176,7 +211,8 @@ create_basket = extend_schema(
             503,
             described={
                 400: "Invalid input (invalid_request, with fields), a body that is not JSON "
-                "(malformed_json), an unknown SKU (unknown_sku) or a bad Idempotency-Key "
+                "(malformed_json), an unknown SKU (unknown_sku), a payment processor the service "
+                "does not have (unknown_payment_processor) or a bad Idempotency-Key "
                 "(invalid_idempotency_key).",
                 403: "A dashboard session without a valid CSRF token (permission_denied).",
                 409: "The learner already owns one of the seats (already_purchased, with "
@@ -229,6 +265,27 @@ read_order = extend_schema(
     responses={
         200: OpenApiResponse(_ref("Order"), "The order."),
         **errors(401, 404, 406, 503, described={404: "No such order, or not this learner's (not_found)."}),
+    },
+)
+
+read_basket_order = extend_schema(
+    operation_id="read_basket_order",
+    summary="The order placed from a basket (the learner's own; staff: any)",
+    description="Answers as GET /api/v2/orders/{number}/ does; 404 until the order is placed.",
+    parameters=[
+        OpenApiParameter("basket_id", int, OpenApiParameter.PATH, description="The basket's id."),
+        WWW_AUTHENTICATE,
+        RETRY_AFTER,
+    ],
+    responses={
+        200: OpenApiResponse(_ref("Order"), "The order."),
+        **errors(
+            401,
+            404,
+            406,
+            503,
+            described={404: "No order placed from this basket yet, or not this learner's (not_found)."},
+        ),
     },
 )
 

@@ -6,6 +6,11 @@ line with no shipping, no tax, no options, no offers and no vouchers through thi
 basket is written whole (its lines in one statement) and the order is placed from the lines
 in hand by SeatOrderCreator, a subclass of Oscar's OrderCreator that uses its model-writing
 methods and sends its order_placed signal. Call inside a transaction.
+
+A paid basket is written frozen (Oscar's status for a basket awaiting payment) and placed later,
+when the payment processor's notification arrives (ecommerce.payment): by then the catalogue's
+price may have changed, so its order is priced from the prices its lines were written with
+(AsAskedStrategy), the ones the learner was asked to pay.
 """
 
 from decimal import Decimal
@@ -22,6 +27,8 @@ from ecommerce.counters.recording import record_purchases
 Basket = get_model("basket", "Basket")
 BasketLine = get_model("basket", "Line")
 DefaultStrategy = get_class("partner.strategy", "Default")
+PurchaseInfo = get_class("partner.strategy", "PurchaseInfo")
+FixedPrice = get_class("partner.prices", "FixedPrice")
 OrderCreator = get_class("order.utils", "OrderCreator")
 NoShippingRequired = get_class("shipping.methods", "NoShippingRequired")
 
@@ -36,15 +43,50 @@ class SeatStrategy(DefaultStrategy):
         return self.fetch_for_product(line.product, stockrecord or line.stockrecord)
 
 
-def build_basket(user, stockrecords, submitted: bool):
+class AsAskedStrategy(SeatStrategy):
+    """Prices a basket's lines at the prices they were written with (a frozen basket's, which its
+    payment covers), not at the catalogue's prices of today."""
+
+    def fetch_for_line(self, line, stockrecord=None):
+        info = super().fetch_for_line(line, stockrecord)
+        tax = None if line.price_incl_tax is None else line.price_incl_tax - line.price_excl_tax
+        price = FixedPrice(line.price_currency, line.price_excl_tax, tax, tax_code=line.tax_code)
+        return PurchaseInfo(price=price, availability=info.availability, stockrecord=info.stockrecord)
+
+
+def seat_prices(stockrecords) -> list:
+    """Oscar's price of each seat (no queries: the stock records are loaded)."""
+    strategy = SeatStrategy()
+    return [strategy.fetch_for_product(r.product, stockrecord=r).price for r in stockrecords]
+
+
+def is_paid(stockrecords) -> bool:
+    """A basket of these seats costs something: its checkout waits for a payment."""
+    return sum((price.incl_tax for price in seat_prices(stockrecords)), ZERO) > ZERO
+
+
+def amount_due(basket_lines) -> tuple[Decimal, str]:
+    """What a basket's lines cost as written (tax included) and their currency."""
+    total = sum(
+        (
+            (line.price_incl_tax if line.price_incl_tax is not None else line.price_excl_tax) * line.quantity
+            for line in basket_lines
+        ),
+        ZERO,
+    )
+    return total, basket_lines[0].price_currency
+
+
+def build_basket(user, stockrecords, status: str):
     """Write a basket holding one of each seat: the basket, then its lines in one INSERT.
 
-    A basket that checks out is written already submitted; lines are bulk-inserted because
-    Oscar's Line.save refuses to add lines to a submitted basket.
+    ``status`` is Oscar's: Open (no checkout), Frozen (awaiting payment) or Submitted (its
+    order is placed in the same transaction). Lines are bulk-inserted because Oscar's Line.save
+    refuses to add lines to a basket that is not open.
     """
-    basket = Basket(owner=user)
-    if submitted:
-        basket.status, basket.date_submitted = Basket.SUBMITTED, timezone.now()
+    basket = Basket(owner=user, status=status)
+    if status == Basket.SUBMITTED:
+        basket.date_submitted = timezone.now()
     basket.strategy = SeatStrategy()
     basket.save()
     lines = []

@@ -1,9 +1,11 @@
 """Reading a basket request: strict JSON types, one error per field, nothing written.
 
-    {"products": [{"sku": "ABC", "quantity": 1}], "checkout": true}
+    {"products": [{"sku": "ABC", "quantity": 1}], "checkout": true, "payment_processor_name": "cybersource"}
 
 A seat is bought once, so ``quantity`` may be left out and otherwise must be 1. Unknown
 fields are refused rather than ignored: a typo in ``checkout`` must not silently skip the order.
+``payment_processor_name`` (as Otto took it) names who takes the payment of a paid basket;
+whether the name is one the service has is the view's to say (ecommerce.payment).
 """
 
 import hashlib
@@ -18,16 +20,21 @@ from ecommerce.core.errors import ApiError
 IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"
 MAX_SKU_LENGTH = 128
 MAX_KEY_LENGTH = 255
+MAX_PROCESSOR_NAME_LENGTH = 64
 
 
 @dataclass(frozen=True)
 class BasketRequest:
     skus: tuple[str, ...]
     checkout: bool
+    payment_processor: str | None = None  # None: the default processor
 
     @property
     def fingerprint(self) -> str:
-        canonical = json.dumps({"skus": self.skus, "checkout": self.checkout}, sort_keys=True)
+        content = {"skus": self.skus, "checkout": self.checkout}
+        if self.payment_processor is not None:
+            content["payment_processor_name"] = self.payment_processor
+        canonical = json.dumps(content, sort_keys=True)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -35,8 +42,16 @@ def parse_basket_request(data) -> BasketRequest:
     if not isinstance(data, dict):
         raise ValidationError({"request": ["The body must be a JSON object."]})
     errors: dict[str, list[str]] = {}
-    for name in sorted(set(data) - {"products", "checkout"}):
+    for name in sorted(set(data) - {"products", "checkout", "payment_processor_name"}):
         errors[name] = ["Unknown field."]
+
+    processor = data.get("payment_processor_name")
+    if "payment_processor_name" in data and (
+        not isinstance(processor, str) or not 1 <= len(processor) <= MAX_PROCESSOR_NAME_LENGTH
+    ):
+        errors["payment_processor_name"] = [
+            f"Must be the name of a payment processor (1 to {MAX_PROCESSOR_NAME_LENGTH} characters)."
+        ]
 
     checkout = data.get("checkout", False)
     if not isinstance(checkout, bool):
@@ -62,7 +77,7 @@ def parse_basket_request(data) -> BasketRequest:
             skus.append(sku)
     if errors:
         raise ValidationError(errors)
-    return BasketRequest(tuple(skus), checkout)
+    return BasketRequest(tuple(skus), checkout, processor)
 
 
 def _parse_product(item, path: str, errors: dict) -> str | None:

@@ -25,6 +25,7 @@ from ecommerce.orders.purchase import purchase
 from ecommerce.orders.representation import order_body
 from ecommerce.orders.requests import idempotency_key, parse_basket_request, unknown_skus_error
 from ecommerce.orders.throttle import LearnerPurchaseRate
+from ecommerce.payment import processors
 
 Order = get_model("order", "Order")
 
@@ -34,20 +35,21 @@ non_atomic = method_decorator(transaction.non_atomic_requests, name="dispatch")
 @non_atomic
 class BasketView(APIView):
     """POST /api/v2/baskets/ — create a basket and, with ``checkout: true``, place and fulfil
-    its order."""
+    its order (free), or answer the payment processor's signed form (paid)."""
 
     throttle_classes = [LearnerPurchaseRate]
 
     @openapi.create_basket
     def post(self, request):
         basket_request = parse_basket_request(request.data)
+        processor = processors.get(basket_request.payment_processor)
         key = idempotency_key(request)
         found = stockrecords_for_skus(list(basket_request.skus))
         unknown = {i: sku for i, sku in enumerate(basket_request.skus) if sku not in found}
         if unknown:
             raise unknown_skus_error(unknown)
         stockrecords = [found[sku] for sku in basket_request.skus]
-        answer = purchase(request.user, basket_request, stockrecords, key)
+        answer = purchase(request.user, basket_request, stockrecords, key, processor)
         headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
         return Response(answer.body, status=answer.status, headers=headers)
 
@@ -102,13 +104,7 @@ class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     pagination_class = NewestFirst
 
     def get_queryset(self):
-        orders = Order._default_manager.prefetch_related("lines")
-        user = self.request.user
-        if user.is_staff:
-            return orders
-        if user.pk is None:  # a learner the service has not stored yet has no orders
-            return orders.none()
-        return orders.filter(user=user)
+        return visible_orders(self.request.user)
 
     @openapi.list_orders
     def list(self, request, *args, **kwargs):
@@ -118,6 +114,29 @@ class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     @openapi.read_order
     def retrieve(self, request, *args, **kwargs):
         order = self.get_object()
+        return Response(order_body(order, order.lines.all()))
+
+
+def visible_orders(user):
+    """The orders ``user`` may read: their own; staff, every one."""
+    orders = Order._default_manager.prefetch_related("lines")
+    if user.is_staff:
+        return orders
+    if user.pk is None:  # a learner the service has not stored yet has no orders
+        return orders.none()
+    return orders.filter(user=user)
+
+
+@non_atomic
+class BasketOrderView(APIView):
+    """GET /api/v2/baskets/{id}/order/ — the order placed from a basket, as Otto answered it
+    (edX's 2015 client read a paid order back this way before it used the order number)."""
+
+    @openapi.read_basket_order
+    def get(self, request, basket_id):
+        order = visible_orders(request.user).filter(basket_id=basket_id).first()
+        if order is None:
+            raise ApiError(404, "not_found", f"Basket {basket_id} has no order this learner can read.")
         return Response(order_body(order, order.lines.all()))
 
 

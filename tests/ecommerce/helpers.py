@@ -87,11 +87,12 @@ ROW_TABLES = (
 )
 
 
-def row_counts() -> dict[str, int]:
-    """Rows in every table the order path writes (as this test's connection sees them)."""
+def row_counts(tables: tuple[str, ...] = ROW_TABLES) -> dict[str, int]:
+    """Rows in every table the order path writes, or in ``tables`` (as this test's connection
+    sees them)."""
     with connection.cursor() as cursor:
         counts = {}
-        for table in ROW_TABLES:
+        for table in tables:
             cursor.execute(f"SELECT COUNT(*) FROM `{table}`")
             counts[table] = cursor.fetchone()[0]
         return counts
@@ -102,3 +103,19 @@ def session_status(name: str) -> int:
     with connection.cursor() as cursor:
         cursor.execute("SHOW SESSION STATUS LIKE %s", [name])
         return int(cursor.fetchone()[1])
+
+
+def transactions_open_at_lms_calls(monkeypatch) -> list[bool]:
+    """From now on, whether a transaction was open at each enrollment call: the list fills as
+    the calls happen (rule 3: it must never be)."""
+    from ecommerce.fulfillment import modules
+
+    seen: list[bool] = []
+    original = modules.EnrollmentFulfillmentModule.fulfill_line
+
+    def spy(self, order, line, timeout):
+        seen.append(connection.in_atomic_block)
+        return original(self, order, line, timeout)
+
+    monkeypatch.setattr(modules.EnrollmentFulfillmentModule, "fulfill_line", spy)
+    return seen

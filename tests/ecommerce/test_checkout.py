@@ -2,11 +2,10 @@
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from oscar.core.loading import get_model
 
 from common.contract.statuses import LINE, ORDER
-from tests.ecommerce.helpers import row_counts, session_status
+from tests.ecommerce.helpers import row_counts, session_status, transactions_open_at_lms_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,16 +98,7 @@ def test_one_checkout_commits_exactly_twice(api, lms, seats, learner, other_lear
 
 
 def test_no_transaction_is_open_while_the_lms_is_called(api, lms, seats, learner, monkeypatch):
-    from ecommerce.fulfillment import modules
-
-    seen = []
-    original = modules.EnrollmentFulfillmentModule.fulfill_line
-
-    def spy(self, order, line, timeout):
-        seen.append(connection.in_atomic_block)
-        return original(self, order, line, timeout)
-
-    monkeypatch.setattr(modules.EnrollmentFulfillmentModule, "fulfill_line", spy)
+    seen = transactions_open_at_lms_calls(monkeypatch)
     assert api.buy(learner, [seats[0].sku]).status_code == 201
     assert seen == [False]
 

@@ -20,9 +20,12 @@ def test_every_endpoint_is_described(document):
     operations = {(method, path) for path, ops in document["paths"].items() for method in ops}
     assert operations == {
         ("post", "/api/v2/baskets/"),
+        ("get", "/api/v2/baskets/{basket_id}/order/"),
         ("get", "/api/v2/orders/"),
         ("get", "/api/v2/orders/{number}/"),
         ("put", "/api/v2/orders/{number}/fulfill/"),
+        ("get", "/api/v2/payment/processors/"),
+        ("post", "/payment/{processor}/notify/"),
         ("get", "/health/"),
     }
 
@@ -43,3 +46,19 @@ def test_the_basket_request_states_the_configured_limits(api, settings):
     schemas = api.client.get("/api/v2/schema/").json()["components"]["schemas"]
     assert schemas["BasketRequest"]["properties"]["products"]["maxItems"] == 3
     assert schemas["ProductRequest"]["properties"]["sku"]["maxLength"] == 128
+
+
+def test_a_paid_basket_and_the_notification_are_described(document):
+    from common.contract import cybersource
+
+    schemas = document["components"]["schemas"]
+    assert schemas["Basket"]["properties"]["payment_data"]["$ref"] == "#/components/schemas/PaymentData"
+    assert "payment_data" not in schemas["Basket"]["required"]  # a free basket has none
+    assert schemas["BasketRequest"]["properties"]["payment_processor_name"]["type"] == "string"
+    form = schemas["PaymentData"]["properties"]["payment_form_data"]
+    assert set(form["required"]) == {*cybersource.CHECKOUT_FIELDS, "signature"}
+    notify = document["paths"]["/payment/{processor}/notify/"]["post"]
+    assert notify["security"] == []
+    assert notify["parameters"][0]["schema"]["enum"] == ["cybersource"]
+    assert list(notify["requestBody"]["content"]) == ["application/x-www-form-urlencoded"]
+    assert set(notify["responses"]) == {"200", "400", "404", "413", "415", "503"}

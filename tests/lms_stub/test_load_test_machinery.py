@@ -1,6 +1,7 @@
-"""/auto_auth and the fault API are load-test machinery: routed only while their switches are on
-(LMS_AUTO_AUTH, LMS_FAULT_CONTROL), and the fault API takes its own key, never the enrollment
-key. A deployed stand-in's defaults and its WARNING are in tests/unit/test_settings.py."""
+"""/auto_auth, the fault API and the payment processor's stand-in are load-test machinery: routed
+only while their switches are on (LMS_AUTO_AUTH, LMS_FAULT_CONTROL, LMS_PAYMENT_PROCESSOR), and
+the fault API takes its own key, never the enrollment key. A deployed stand-in's defaults and
+its WARNING are in tests/unit/test_settings.py."""
 
 import importlib
 import json
@@ -83,12 +84,30 @@ def test_the_enrollment_api_refuses_the_fault_key(client, fault_key):
 # --- The switches ----------------------------------------------------------------------------------
 
 
-def test_locally_both_are_routed_and_described(client, settings, fault_key):
+def test_locally_all_are_routed_and_described(client, settings, fault_key):
     assert settings.LMS_AUTO_AUTH is True and settings.LMS_FAULT_CONTROL is True  # the local default
+    assert settings.LMS_PAYMENT_PROCESSOR is True
     assert client.get("/auto_auth").status_code == 201
     assert client.get("/api/faults/", **fault_key).status_code == 200
+    # Routed: a form that is not a signed checkout is refused by the page, not unknown.
+    assert client.post("/processor/cybersource/pay/", {}).json()["error"] == "invalid_signature"
     paths = client.get("/api/schema/").json()["paths"]
-    assert "/auto_auth" in paths and "/api/faults/" in paths
+    assert {
+        "/auto_auth",
+        "/api/faults/",
+        "/processor/cybersource/pay/",
+        "/processor/cybersource/pay/confirm/",
+    } <= set(paths)
+
+
+def test_the_payment_processor_off_answers_404_and_is_not_described(client):
+    with switched(LMS_PAYMENT_PROCESSOR=False):
+        for path in ("/processor/cybersource/pay/", "/processor/cybersource/pay/confirm/"):
+            assert_json_404(client.post(path, {}))
+        document = client.get("/api/schema/").json()
+        assert client.get("/auto_auth").status_code == 201
+    assert not [path for path in document["paths"] if path.startswith("/processor/")]
+    assert "CheckoutForm" not in document["components"]["schemas"]
 
 
 def test_auto_auth_off_answers_404_and_is_not_described(client, fault_key):
@@ -116,7 +135,7 @@ def test_fault_control_off_answers_404_even_with_the_key(client, fault_key, key)
 
 @pytest.mark.parametrize(
     "app, switch",
-    [("learners", "LMS_AUTO_AUTH"), ("faults", "LMS_FAULT_CONTROL")],
+    [("learners", "LMS_AUTO_AUTH"), ("faults", "LMS_FAULT_CONTROL"), ("processor", "LMS_PAYMENT_PROCESSOR")],
 )
 def test_a_deployed_stand_in_with_a_switch_on_warns_at_start(caplog, app, switch):
     with override_settings(LOAD_TEST_MACHINERY=[switch]), caplog.at_level(logging.WARNING):
@@ -132,4 +151,5 @@ def test_a_local_stand_in_does_not_warn(caplog, settings):
     with caplog.at_level(logging.WARNING):
         apps.get_app_config("learners").ready()
         apps.get_app_config("faults").ready()
+        apps.get_app_config("processor").ready()
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -30,6 +30,8 @@ def test_every_endpoint_is_described(document):
         ("get", "/api/faults/"),
         ("put", "/api/faults/"),
         ("delete", "/api/faults/"),
+        ("post", "/processor/cybersource/pay/"),
+        ("post", "/processor/cybersource/pay/confirm/"),
         ("get", "/health/"),
     }
 
@@ -48,3 +50,15 @@ def test_the_body_limit_is_the_settings(client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1234
     enroll = client.get("/api/schema/").json()["paths"]["/api/enrollment/v1/enrollment"]["post"]
     assert "1234 bytes" in enroll["responses"]["413"]["description"]
+
+
+def test_the_processor_pages_take_the_checkout_form_and_answer_html(document):
+    from common.contract import cybersource
+
+    for path in ("/processor/cybersource/pay/", "/processor/cybersource/pay/confirm/"):
+        operation = document["paths"][path]["post"]
+        assert operation["security"] == []
+        assert list(operation["requestBody"]["content"]) == ["application/x-www-form-urlencoded"]
+        assert list(operation["responses"]["200"]["content"]) == ["text/html"]
+    form = document["components"]["schemas"]["CheckoutForm"]
+    assert set(form["required"]) == {*cybersource.CHECKOUT_FIELDS, "signature"}

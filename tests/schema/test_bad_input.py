@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
+from common.contract import cybersource, paths
 from common.contract.courses import seat
 from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, FAULT_API_KEY, STAFF, learner_token
-from tests.schema.invariants import assert_rejected_cleanly, error_shape_problem
+from tests.schema.invariants import assert_nothing_written, assert_rejected_cleanly, error_shape_problem
 from tests.support import mysql
 
 pytestmark = pytest.mark.slow
 
 ECOMMERCE_LIMIT = 64 * 1024  # DATA_UPLOAD_MAX_MEMORY_SIZE of each service (settings)
+PROCESSOR_SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment.py
 LMS_LIMIT = 16 * 1024
 
 
@@ -37,7 +39,11 @@ class Endpoint:
 
 
 def _basket() -> dict:
-    return {"products": [{"sku": seat(3).sku, "quantity": 1}], "checkout": True}
+    return {
+        "products": [{"sku": seat(3).sku, "quantity": 1}],
+        "checkout": True,
+        "payment_processor_name": "cybersource",
+    }
 
 
 ENDPOINTS = [
@@ -436,3 +442,110 @@ def test_what_the_http_server_refuses_is_in_the_json_shape(stack, databases, ser
         response = requests.get(url + path, headers=headers, timeout=30)
         assert response.status_code == status
         assert_rejected_cleanly(response, databases, before)
+
+
+# --- Payment: the processor's notification and the stand-in's pages -------------------------
+#
+# Form-encoded, not JSON, and answered without credentials. Every notification is recorded, so a
+# refused one adds exactly one row to the notification table and changes nothing else.
+
+NOTIFICATION_TABLE = f"{ECOMMERCE_DB}.processors_paymentnotification"
+
+
+def _notification() -> dict[str, str]:
+    """A notification signed with the stack's key for a basket that does not exist."""
+    form = {"reference_number": "OSCR-999999999", "amount": "49.00", "currency": "USD"}
+    return cybersource.notification(form, PROCESSOR_SECRET)
+
+
+def _form(fields: dict[str, str]) -> bytes:
+    return "&".join(f"{quote(name)}={quote(value)}" for name, value in fields.items()).encode()
+
+
+def _notifications() -> int:
+    return mysql.query(ECOMMERCE_DB, "SELECT COUNT(*) FROM processors_paymentnotification")[0][0]
+
+
+def send_notification(stack, databases, body, content_type="application/x-www-form-urlencoded", headers=None):
+    """POST ``body`` to the notify URL: refused cleanly, recorded once, nothing else written."""
+    before, recorded = databases.fingerprint(), _notifications()
+    CASES[("ecommerce", "explicit bad input")] += 1
+    response = requests.post(
+        stack.ecommerce.url + paths.payment_notification("cybersource"),
+        data=body,
+        headers={**({"Content-Type": content_type} if content_type else {}), **(headers or {})},
+        timeout=60,
+    )
+    assert 400 <= response.status_code < 500, f"{response.status_code}: {response.text[:300]}"
+    problem = error_shape_problem(
+        response.status_code, response.headers.get("Content-Type", ""), response.content
+    )
+    assert problem is None, problem
+    assert_nothing_written(databases, before, response.text[:200], allowed={NOTIFICATION_TABLE})
+    assert _notifications() == recorded + 1
+    return response
+
+
+def test_the_stacks_notification_is_refused_only_for_its_unknown_basket(stack, databases):
+    """The notifications below are refused for what they hold, not for their key."""
+    response = send_notification(stack, databases, _form(_notification()))
+    assert response.json()["error"] == "unknown_reference"
+
+
+NOTIFICATION_CASES = [
+    pytest.param(name, value, id=f"{name}-{label}")
+    for name in [*cybersource.NOTIFICATION_FIELDS, "signed_field_names", "signature", "unknown"]
+    for label, value in AWKWARD.items()
+]
+
+
+@pytest.mark.parametrize("name, value", NOTIFICATION_CASES)
+def test_an_awkward_string_in_a_notification_field(stack, databases, name, value):
+    fields = {**_notification(), (value[:50] if name == "unknown" else name): value}
+    response = send_notification(stack, databases, _form(fields))
+    if name == "unknown" and len(_form(fields)) <= ECOMMERCE_LIMIT:
+        # A field the signature does not cover changes nothing: refused for its basket.
+        assert response.json()["error"] == "unknown_reference"
+    elif len(_form(fields)) > ECOMMERCE_LIMIT:
+        assert response.status_code == 413
+    else:
+        assert response.json()["error"] in ("invalid_signature", "invalid_notification")
+
+
+@pytest.mark.parametrize("content_type", [c for c in CONTENT_TYPES.values() if c and "form" not in c])
+def test_a_notification_that_is_not_a_form_is_415(stack, databases, content_type):
+    response = send_notification(stack, databases, encode(_notification()), content_type)
+    assert response.status_code == 415
+
+
+def test_an_oversized_notification_is_413(stack, databases):
+    fields = {**_notification(), "padding": "x" * ECOMMERCE_LIMIT}
+    assert send_notification(stack, databases, _form(fields)).status_code == 413
+
+
+def test_a_notification_field_given_twice_is_refused(stack, databases):
+    body = _form(_notification()) + b"&decision=DECLINE"
+    assert send_notification(stack, databases, body).json()["error"] == "invalid_notification"
+
+
+def test_a_learners_token_on_a_notification_changes_nothing(stack, databases):
+    headers = {"Authorization": "JWT " + learner_token(new_learner())}
+    response = send_notification(stack, databases, _form(_notification()), headers=headers)
+    assert response.json()["error"] == "unknown_reference"
+
+
+@pytest.mark.parametrize("path", [paths.PROCESSOR_PAY, paths.PROCESSOR_CONFIRM])
+@pytest.mark.parametrize("label", list(AWKWARD))
+def test_an_awkward_string_in_the_stand_ins_forms(stack, databases, path, label):
+    """The processor stand-in refuses a checkout form it did not sign, whatever it holds, and
+    writes nothing (nor does ecommerce: nothing is notified)."""
+    form = {name: AWKWARD[label] for name in (*cybersource.CHECKOUT_FIELDS, "signature", "pay_action")}
+    before = databases.fingerprint()
+    CASES[("lms_stub", "explicit bad input")] += 1
+    response = requests.post(
+        stack.lms.url + path,
+        data=_form(form),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+        timeout=60,
+    )
+    assert_rejected_cleanly(response, databases, before)

@@ -25,6 +25,7 @@ SECRET_NAMES = (
     "LMS_SECRET_KEY",
     "JWT_SECRET_KEY",
     "EDX_API_KEY",
+    "CYBERSOURCE_SECRET_KEY",
     "MYSQL_OWNER_PASSWORD",
     "ECOMMERCE_DB_PASSWORD",
     "LMS_DB_PASSWORD",
@@ -113,7 +114,7 @@ def test_the_roles_accept_the_molecule_test_secrets(tmp_path):
 def test_the_roles_refuse_the_vault_example_by_name(tmp_path):
     result = check_secrets(tmp_path, f"@{EXAMPLE}")
     assert result.returncode != 0
-    shared = DB_PASSWORDS | {"common_jwt_secret_key", "common_edx_api_key"}
+    shared = DB_PASSWORDS | {"common_jwt_secret_key", "common_edx_api_key", "common_cybersource_secret_key"}
     examples = {name for name, value in load(EXAMPLE).items() if value}
     assert refused(result) == examples | shared
 

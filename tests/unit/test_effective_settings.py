@@ -58,11 +58,12 @@ def test_a_changed_variable_shows_in_the_settings_it_reaches():
 
 def test_the_load_test_switches_and_the_order_prefix_are_settings_a_run_depends_on():
     defaults = effective()
-    assert (defaults["LMS_AUTO_AUTH"], defaults["LMS_FAULT_CONTROL"], defaults["ECOMMERCE_STOREFRONT"]) == (
-        "on",
-        "on",
-        "on",
-    )
+    assert (
+        defaults["LMS_AUTO_AUTH"],
+        defaults["LMS_FAULT_CONTROL"],
+        defaults["LMS_PAYMENT_PROCESSOR"],
+        defaults["ECOMMERCE_STOREFRONT"],
+    ) == ("on", "on", "on", "on")
     changed = effective(LMS_AUTO_AUTH="false", ECOMMERCE_ORDER_PREFIX="EDX")
     assert changes(defaults, changed) == ["ECOMMERCE_ORDER_PREFIX OSCR -> EDX", "LMS_AUTO_AUTH on -> off"]
 

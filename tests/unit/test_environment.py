@@ -249,6 +249,7 @@ KEY_DEFAULTS = (
     "local-only-jwt",
     "local-only-edx",
     "local-only-fault",
+    "local-only-cybersource",
 )
 KEY_DEFAULTS += ("local-only-ecommerce", "local-only-lms")
 ALLOWED = {

@@ -1,5 +1,6 @@
-"""A deployment exposes no load-test machinery unless it opts in: lms_stub's /auto_auth and fault
-API in a deployed stand-in (LMS_REQUIRE_SECRETS), Oscar's storefront under settings.production.
+"""A deployment exposes no load-test machinery unless it opts in: lms_stub's /auto_auth, fault
+API and payment processor stand-in in a deployed stand-in (LMS_REQUIRE_SECRETS), Oscar's
+storefront under settings.production.
 Each case is a process started with the deployment's settings module and environment, as
 gunicorn would start it; the requests it makes need no database."""
 
@@ -21,6 +22,7 @@ ECOMMERCE = {
     "ECOMMERCE_SECRET_KEY": "s" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
+    "CYBERSOURCE_SECRET_KEY": "c" * 40,
     "ECOMMERCE_DB_PASSWORD": "p" * 20,
     "ECOMMERCE_ALLOWED_HOSTS": "orders.example.com",
 }
@@ -33,6 +35,8 @@ LMS = {
     "LMS_DB_PASSWORD": "p" * 20,
 }
 FAULT_KEY = "f" * 40
+PROCESSOR_KEY = "c" * 40
+PROCESSOR_PAGES = ["/processor/cybersource/pay/", "/processor/cybersource/pay/confirm/"]
 
 # Requests each path (GET, over https as behind the load balancer) and resolves it; prints JSON.
 PROBE = """
@@ -93,31 +97,48 @@ def is_json_404(answer: dict) -> bool:
 # --- lms_stub ------------------------------------------------------------------------------------
 
 
-def test_a_deployed_stand_in_routes_no_auto_auth_and_no_fault_api():
+def test_a_deployed_stand_in_routes_no_auto_auth_no_fault_api_and_no_payment_processor():
     answers, stderr = probe(
-        LMS, ["/auto_auth", "/api/faults/", "/api/schema/"], "127.0.0.1", {"HTTP_X_FAULT_API_KEY": FAULT_KEY}
+        LMS,
+        ["/auto_auth", "/api/faults/", *PROCESSOR_PAGES, "/api/schema/"],
+        "127.0.0.1",
+        {"HTTP_X_FAULT_API_KEY": FAULT_KEY},
     )
-    assert is_json_404(answers["/auto_auth"]), answers["/auto_auth"]
-    assert is_json_404(answers["/api/faults/"]), answers["/api/faults/"]
-    assert answers["/auto_auth"]["view"] is None and answers["/api/faults/"]["view"] is None
+    for path in ["/auto_auth", "/api/faults/", *PROCESSOR_PAGES]:
+        assert is_json_404(answers[path]), answers[path]
+        assert answers[path]["view"] is None
     paths = json.loads(answers["/api/schema/"]["body"])["paths"]
     assert "/auto_auth" not in paths and "/api/faults/" not in paths
+    assert not [path for path in paths if path.startswith("/processor/")]
     assert "/api/enrollment/v1/enrollment" in paths  # the API itself stays
     assert warnings(stderr) == []
 
 
 def test_a_load_test_stand_in_opts_in_and_says_so_at_start():
-    opted_in = {**LMS, "LMS_AUTO_AUTH": "true", "LMS_FAULT_CONTROL": "true", "LMS_FAULT_API_KEY": FAULT_KEY}
-    answers, stderr = probe(opted_in, ["!/auto_auth", "!/api/faults/", "/api/schema/"], "127.0.0.1")
+    opted_in = {
+        **LMS,
+        "LMS_AUTO_AUTH": "true",
+        "LMS_FAULT_CONTROL": "true",
+        "LMS_FAULT_API_KEY": FAULT_KEY,
+        "LMS_PAYMENT_PROCESSOR": "true",
+        "CYBERSOURCE_SECRET_KEY": PROCESSOR_KEY,
+    }
+    answers, stderr = probe(
+        opted_in,
+        ["!/auto_auth", "!/api/faults/", "!/processor/cybersource/pay/", "/api/schema/"],
+        "127.0.0.1",
+    )
     assert answers["!/auto_auth"]["view"] == "auto_auth"
     assert answers["!/api/faults/"]["view"] == "faults"
+    assert answers["!/processor/cybersource/pay/"]["view"] == "processor-pay"
     assert answers["/api/schema/"]["status"] == 200
     paths = json.loads(answers["/api/schema/"]["body"])["paths"]
-    assert "/auto_auth" in paths and "/api/faults/" in paths
+    assert {"/auto_auth", "/api/faults/", *PROCESSOR_PAGES} <= set(paths)
     said = warnings(stderr)
-    assert len(said) == 2, stderr
+    assert len(said) == 3, stderr
     assert "lms_stub.learners.apps LMS_AUTO_AUTH is on in a deployed stand-in" in said[0]
     assert "lms_stub.faults.apps LMS_FAULT_CONTROL is on in a deployed stand-in" in said[1]
+    assert "lms_stub.processor.apps LMS_PAYMENT_PROCESSOR is on in a deployed stand-in" in said[2]
 
 
 def test_auto_auth_alone_needs_no_fault_key():
@@ -154,14 +175,39 @@ def test_fault_control_in_a_deployed_stand_in_needs_its_own_key(key, refusal):
     assert lms_check({"LMS_FAULT_CONTROL": "true", "LMS_FAULT_API_KEY": FAULT_KEY}).returncode == 0
 
 
-def test_a_local_stand_in_routes_both_and_warns_of_nothing():
+@pytest.mark.parametrize(
+    "key, refusal",
+    [
+        (None, "need these environment variables: CYBERSOURCE_SECRET_KEY"),
+        (
+            "local-only-cybersource-secret-key",
+            "published in the repository (a local default of common/environment.py or an example of "
+            "ansible/group_vars/all/vault.yml.example): CYBERSOURCE_SECRET_KEY",
+        ),
+    ],
+)
+def test_the_payment_processor_in_a_deployed_stand_in_needs_a_secret_of_its_own(key, refusal):
+    assert environment.default("CYBERSOURCE_SECRET_KEY", env={}) == "local-only-cybersource-secret-key"
+    result = lms_check({"LMS_PAYMENT_PROCESSOR": "true", **({"CYBERSOURCE_SECRET_KEY": key} if key else {})})
+    assert result.returncode != 0
+    assert refusal in result.stderr
+    assert (
+        lms_check({"LMS_PAYMENT_PROCESSOR": "true", "CYBERSOURCE_SECRET_KEY": PROCESSOR_KEY}).returncode == 0
+    )
+    assert lms_check({}).returncode == 0  # off, the stand-in needs no processor secret
+
+
+def test_a_local_stand_in_routes_all_and_warns_of_nothing():
     local = {"DJANGO_SETTINGS_MODULE": "settings.lms_stub"}
-    answers, stderr = probe(local, ["!/auto_auth", "!/api/faults/", "/api/schema/"], "127.0.0.1")
+    answers, stderr = probe(
+        local, ["!/auto_auth", "!/api/faults/", "!/processor/cybersource/pay/", "/api/schema/"], "127.0.0.1"
+    )
     assert answers["!/auto_auth"]["view"] == "auto_auth"
     assert answers["!/api/faults/"]["view"] == "faults"
+    assert answers["!/processor/cybersource/pay/"]["view"] == "processor-pay"
     assert warnings(stderr) == []
     paths = json.loads(answers["/api/schema/"]["body"])["paths"]
-    assert "/auto_auth" in paths and "/api/faults/" in paths
+    assert {"/auto_auth", "/api/faults/", *PROCESSOR_PAGES} <= set(paths)
 
 
 # --- ecommerce -----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ SECRETS = {
     "ECOMMERCE_SECRET_KEY": "s" * 64,
     "JWT_SECRET_KEY": "j" * 64,
     "EDX_API_KEY": "e" * 40,
+    "CYBERSOURCE_SECRET_KEY": "c" * 40,
     "ECOMMERCE_DB_PASSWORD": "p" * 20,
     "ECOMMERCE_ALLOWED_HOSTS": "orders.example.com",
 }
@@ -87,7 +88,15 @@ def published_values(names) -> list:
 
 @pytest.mark.parametrize(
     "name, value",
-    published_values(["ECOMMERCE_SECRET_KEY", "JWT_SECRET_KEY", "EDX_API_KEY", "ECOMMERCE_DB_PASSWORD"]),
+    published_values(
+        [
+            "ECOMMERCE_SECRET_KEY",
+            "JWT_SECRET_KEY",
+            "EDX_API_KEY",
+            "CYBERSOURCE_SECRET_KEY",
+            "ECOMMERCE_DB_PASSWORD",
+        ]
+    ),
 )
 def test_production_refuses_the_published_values(name, value):
     result = run_check({**SECRETS, name: value})
