@@ -206,7 +206,7 @@ def provenance(summary: dict) -> dict:
                 ["users (at most)", load["users"]],
                 ["spawn rate", load["spawn_rate"]],
                 ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
-                ["task weights", f"buy {fmt(weights.get('buy'))} : read {fmt(weights.get('read'))}"],
+                ["task weights", _weights(weights)],
                 ["courses bought", load["courses"]],
                 ["Locust workers", load["locust_workers"] or "none (one local process)"],
                 ["database at start", database_at_start(summary) or "not recorded"],
@@ -513,6 +513,12 @@ def sql(summary: dict) -> dict:
         if background is not None
         else None,
     )
+
+
+def _weights(weights: dict) -> str:
+    """free purchases : paid ones : reads (a run from before the paid journey has no "pay")."""
+    parts = [("buy", "buy"), ("pay", "pay"), ("read", "read")]
+    return " : ".join(f"{label} {fmt(weights[key])}" for key, label in parts if key in weights) or "–"
 
 
 def audit(summary: dict) -> dict:
