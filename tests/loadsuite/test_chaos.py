@@ -250,7 +250,7 @@ def test_the_audit_counts_from_the_facts(monkeypatch, tmp_path):
         enrollments=3,
     )
     result = audit.audit(tmp_path, {"order_id": 0, "enrollment_id": 0}, successes=4)
-    assert {k: v for k, v in result.items() if k != "lost_examples"} == {
+    assert {k: v for k, v in result.items() if k not in ("lost_examples", "payments")} == {
         "successes": 4,
         "answered_numbers": 4,
         "orders": 5,

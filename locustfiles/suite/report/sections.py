@@ -538,7 +538,51 @@ def audit(summary: dict) -> dict:
         "Audit: nothing lost",
         text(f"The audit could not run: {found['error']}.") if found.get("error") else None,
         table(headers, [[found.get(k) for k in keys]]),
+        *_payment_blocks(found.get("payments")),
     )
+
+
+def _payment_blocks(paid: dict | None) -> list[dict]:
+    """The payments' part of the audit: paid orders and their payments, paid seats enrolled,
+    the payments the processor accepted and what became of them, notifications by outcome."""
+    if not paid:
+        return []
+    known = paid.get("accepted") is not None
+    columns = [
+        ("paid orders", "paid_orders"),
+        ("settled", "settled"),
+        ("not settled", "unsettled"),
+        ("paid seats enrolled", "paid_enrollments"),
+        ("enrolled unpaid", "enrolled_unpaid"),
+        ("payments accepted", "accepted"),
+        ("placed", "placed"),
+        ("refund owed", "refund_owed"),
+        ("without order", "without_order"),
+    ]
+
+    def shown(key: str) -> dict:
+        failing = key in ("unsettled", "enrolled_unpaid", "without_order") and paid.get(key)
+        return cell(paid.get(key), mark="warn" if failing else None)
+
+    examples = {**(paid.get("examples") or {}), "without_order": paid.get("without_order_examples") or []}
+    listed = "; ".join(f"{key}: {', '.join(map(str, found))}" for key, found in examples.items() if found)
+    before = paid.get("taken_before")
+    return [
+        table(
+            [header for header, _ in columns],
+            [[shown(key) for _, key in columns]],
+            caption="Payments: every paid order settled once (one source debited with its total, one Paid "
+            "event), every paid seat enrolled backed by a payment, every accepted payment placed its order "
+            "or owes a refund:",
+        ),
+        text(
+            "Notifications by outcome: "
+            + (_counts(paid.get("notifications") or {}) if known else "not recorded (no watermark)")
+            + (f". Replays of payments accepted before the run: {before}" if before else "")
+            + (f". Examples: {listed}" if listed else "")
+            + "."
+        ),
+    ]
 
 
 def thresholds(summary: dict) -> dict:
