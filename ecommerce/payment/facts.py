@@ -43,13 +43,13 @@ def payments_since(order_id: int, orders: Iterable[tuple[int, object, list[int]]
 
 def payments_of(usernames: list[str]) -> dict[str, list[dict]]:
     """Each learner's orders that cost something or were paid, oldest first, as payments with
-    the order's number."""
+    the order's number and status."""
     orders = list(
         Order._default_manager.filter(user__username__in=usernames)
         .order_by("id")
-        .values_list("id", "number", "total_incl_tax")
+        .values_list("id", "number", "status", "total_incl_tax")
     )
-    ids = [pk for pk, _, _ in orders]
+    ids = [pk for pk, _, _, _ in orders]
     products: dict[int, list[int]] = defaultdict(list)
     for chunk in _chunks(ids):
         for order, product in (
@@ -60,13 +60,13 @@ def payments_of(usernames: list[str]) -> dict[str, list[dict]]:
             products[order].append(product)
     sources = _sources(Source._default_manager.filter(order_id__in=ids))
     events = _paid_events(PaymentEvent._default_manager.filter(order_id__in=ids))
-    totals = {pk: (total, products.get(pk, [])) for pk, _, total in orders}
+    totals = {pk: (total, products.get(pk, [])) for pk, _, _, total in orders}
     wanted = [pk for pk, (total, _) in totals.items() if total > 0 or pk in sources or pk in events]
     found = _payments(wanted, totals, sources, events)
-    numbers = {pk: number for pk, number, _ in orders}
+    orders_by_id = {pk: {"number": number, "status": status} for pk, number, status, _ in orders}
     out: dict[str, list[dict]] = {name: [] for name in usernames}
     for pk in wanted:
-        out.setdefault(found[pk]["learner"], []).append({"number": numbers[pk], **found[pk]})
+        out.setdefault(found[pk]["learner"], []).append({**orders_by_id[pk], **found[pk]})
     return out
 
 

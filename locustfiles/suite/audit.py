@@ -182,7 +182,7 @@ def payments(found: facts.Since, payments_of: Callable | None = None) -> dict:
     covered = _paid_seats([order["payment"] for order in paid])
     unpaid = [tuple(seat) for seat in found.paid_enrollments if tuple(seat) not in covered]
     if unpaid:
-        older, _ = (payments_of or facts.payments_of)(sorted({learner for learner, _ in unpaid}))
+        older = (payments_of or facts.payments_of)(sorted({learner for learner, _ in unpaid})).orders
         covered |= _paid_seats([p for listed in older.values() for p in listed])
         unpaid = [seat for seat in unpaid if seat not in covered]
     unsettled = not_settled + paid_for_nothing

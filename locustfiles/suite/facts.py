@@ -17,6 +17,7 @@ tables' AUTO_INCREMENT, which information_schema shows it, says where their ids 
 
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from common.environment import get
 from locustfiles.suite import commands
@@ -92,11 +93,19 @@ def since(marks: dict[str, int]) -> Since:
     )
 
 
-def payments_of(learners: list[str]) -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
-    """Each learner's paid orders with their payments, and the notifications of their baskets
-    (reference, transaction, decision, outcome), oldest first."""
+class LearnerPayments(NamedTuple):
+    """Some learners' payments, as ecommerce tells them."""
+
+    orders: dict[str, list[dict]]  # learner -> paid orders: number, status, total, sources, ...
+    notifications: dict[str, list[dict]]  # learner -> reference, transaction, decision, outcome
+    statuses: dict[str, str]  # the order statuses as ecommerce names them
+
+
+def payments_of(learners: list[str]) -> LearnerPayments:
+    """Each learner's paid orders with their payments, and the notifications of their baskets,
+    oldest first."""
     (answer,) = _ask(("ecommerce", "order_facts", *(f"--payments-of={name}" for name in learners)))
-    return answer["payments"], answer["notifications_of"]
+    return LearnerPayments(answer["payments"], answer["notifications_of"], answer["statuses"])
 
 
 def orders_of(learners: list[str]) -> dict[str, int]:

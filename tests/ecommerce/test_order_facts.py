@@ -145,6 +145,7 @@ def test_a_learners_payments_and_notifications(api, lms, seats, learner, other_l
         learner: [
             {
                 "number": number,
+                "status": ORDER.COMPLETE,
                 "total": price,
                 "learner": learner,
                 "courses": [paid_seat(1).course_id],

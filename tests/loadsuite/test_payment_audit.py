@@ -101,7 +101,7 @@ def test_a_paid_seat_enrolled_without_a_payment_fails():
 
     def payments_of(learners):
         looked_up.append(learners)
-        return {name: [] for name in learners}, {}
+        return facts.LearnerPayments({name: [] for name in learners}, {}, NAMES)
 
     result = audit.payments(
         since([unpaid_order], [("ada", COURSE), ("eve", COURSE), ("ada", "course-v1:Other+1+2015")]),
@@ -115,7 +115,7 @@ def test_a_paid_seat_whose_order_is_older_than_the_run_is_found_through_the_lear
     """retry_fulfillment may enrol an order placed before the watermark."""
 
     def payments_of(learners):
-        return {"ada": [{"number": "OSCR-9", **order("OSCR-9")["payment"]}]}, {}
+        return facts.LearnerPayments({"ada": [{"number": "OSCR-9", **order("OSCR-9")["payment"]}]}, {}, NAMES)
 
     result = audit.payments(since([], [("ada", COURSE)]), payments_of=payments_of)
     assert (result["paid_enrollments"], result["enrolled_unpaid"]) == (1, 0)
@@ -123,7 +123,8 @@ def test_a_paid_seat_whose_order_is_older_than_the_run_is_found_through_the_lear
 
 def test_learners_and_courses_are_compared_exactly():
     result = audit.payments(
-        since([order("OSCR-1", "ada")], [("Ada", COURSE)]), payments_of=lambda names: ({}, {})
+        since([order("OSCR-1", "ada")], [("Ada", COURSE)]),
+        payments_of=lambda names: facts.LearnerPayments({}, {}, NAMES),
     )
     assert result["enrolled_unpaid"] == 1
 
@@ -177,7 +178,7 @@ def test_without_a_notification_watermark_the_payments_are_not_judged():
 def planted(monkeypatch, tmp_path, answered: str, found: facts.Since):
     (tmp_path / audit.ANSWERED_FILE).write_text(answered)
     monkeypatch.setattr(facts, "since", lambda marks: found)
-    monkeypatch.setattr(facts, "payments_of", lambda learners: ({}, {}))
+    monkeypatch.setattr(facts, "payments_of", lambda learners: facts.LearnerPayments({}, {}, NAMES))
 
 
 def test_a_refund_owed_is_reported_and_the_run_passes(monkeypatch, tmp_path):

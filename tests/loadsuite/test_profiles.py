@@ -384,7 +384,15 @@ def test_chaos_every_fault_under_load_loses_nothing(stack_env):
         stack_env, "chaos", RPM=120, PHASE_SECONDS=12, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
     )
     reliability = {row["fault"]: row for row in summary["reliability"]}
-    assert list(reliability) == ["lms_down", "lms_slow", "db_restart", "worker_kill", "duplicates"]
+    assert list(reliability) == [
+        "lms_down",
+        "lms_slow",
+        "db_restart",
+        "worker_kill",
+        "duplicates",
+        "notify_twice",
+        "notify_late",
+    ]
     failed = {
         f: [c for c in row["checks"] if not c["ok"]] for f, row in reliability.items() if not row["passed"]
     }
@@ -398,6 +406,13 @@ def test_chaos_every_fault_under_load_loses_nothing(stack_env):
     assert summary["audit"]["enrollments_missing"] == 0
     assert reliability["worker_kill"]["detail"]["replaced"]
     assert reliability["duplicates"]["detail"]["same_key"]["orders"] == 1
+    # The payment faults: each payment placed one order once; the late one for a seat the learner
+    # had paid again owes a refund, which the audit reports without failing the run.
+    assert reliability["notify_twice"]["detail"]["at the same moment"]["answers"] == [200, 200]
+    assert len(reliability["notify_late"]["detail"]["went away"]["orders"]) == 1
+    payments = summary["audit"]["payments"]
+    assert payments["refund_owed"] >= 1 and payments["without_order"] == 0 and payments["unsettled"] == 0
+    assert payments["notifications"]["replay"] >= 2
     text = (folder / "report.md").read_text()
     assert "## Reliability (one row per fault)" in text and "| db_restart |" in text
 
