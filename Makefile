@@ -41,9 +41,9 @@ FUZZ_SEED ?=
 fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation, FUZZ_SEED (random)
 	@FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) SUITES=schema scripts/test.sh
 
-bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1); JSON on the last line
+bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat); JSON on the last line
 	@scripts/stack.sh up >/dev/null
-	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1) --json
+	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid) --json
 
 preload:  ## fill both databases as ORDERS (4000000) purchases would; resumes, extends
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
