@@ -57,8 +57,8 @@ WATERMARK_TABLES = {
 
 def watermarks() -> dict[str, int]:
     """The order, payment notification and enrollment ids given out so far: a run's rows of
-    each are above them. A table's next AUTO_INCREMENT less one is at least its highest id (ids of rolled-back
-    rows are never given again), and every row written later has a higher one."""
+    each are above them. A table's next AUTO_INCREMENT less one is at least its highest id (ids
+    of rolled-back rows are never given again), and every row written later has a higher one."""
     names = dict(zip(("ecommerce", "lms"), databases(), strict=True))
     marks = {}
     with mysql_connect() as conn, conn.cursor() as cursor:
