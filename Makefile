@@ -7,7 +7,7 @@ SHELL := /bin/bash
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
-export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX READ_WEIGHT NOISE_PCT NOISE_MS
+export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX BUY_WEIGHT PAY_WEIGHT READ_WEIGHT NOISE_PCT NOISE_MS
 export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS
 
 help:  ## list the targets
@@ -41,9 +41,9 @@ FUZZ_SEED ?=
 fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation, FUZZ_SEED (random)
 	@FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) SUITES=schema scripts/test.sh
 
-bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1); JSON on the last line
+bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat); JSON on the last line
 	@scripts/stack.sh up >/dev/null
-	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1) --json
+	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid) --json
 
 preload:  ## fill both databases as ORDERS (4000000) purchases would; resumes, extends
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null

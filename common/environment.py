@@ -242,7 +242,7 @@ TABLE: tuple[Variable, ...] = (
         "ECOMMERCE_URL",
         "http://127.0.0.1:{ECOMMERCE_PORT}",
         "str",
-        "where the LMS reaches ecommerce",
+        "where the LMS and the load suite's paid journey reach ecommerce",
         shell=True,
     ),
     Variable(
@@ -267,7 +267,7 @@ TABLE: tuple[Variable, ...] = (
         "JWT_SECRET_KEY",
         "local-only-jwt-secret-do-not-deploy",
         "str",
-        "signs learner tokens (shared by both services)",
+        "signs learner tokens (shared by both services, and the load suite's paid journey)",
         shown="a local default",
     ),
     Variable("JWT_ISSUER", "lms-stub", "str", "learner tokens' `iss` (shared; must match)"),

@@ -1,29 +1,37 @@
 """The simulated learner, as in edX's 2015 suite: a fresh learner logs in through /auto_auth
-and buys a seat through the LMS; now and then one reads its order back.
+and buys a seat, the free one through the LMS or, now and then, the paid one through the payment
+processor (edX's 50 : 1); now and then one reads its order back.
 
 Environment: COURSES (buy among the first N courses; 1 = one hot seat), WAIT_MIN/WAIT_MAX
-(think time of the closed-model learner, 3-5 s as in 2015), BUY_WEIGHT/READ_WEIGHT (how often
-each task runs).
+(think time of the closed-model learner, 3-5 s as in 2015), BUY_WEIGHT/PAY_WEIGHT/READ_WEIGHT
+(free purchases : paid ones : reads, 50 : 1 : 5; locustfiles/suite/learner_settings.py). The
+paid journey signs the learner's token for ecommerce as edX's client did: JWT_SECRET_KEY,
+JWT_ISSUER and ECOMMERCE_URL (locustfiles/suite/paid_journey.py).
 """
 
 import os
 import random
 import time
+from urllib.parse import urlencode
 
 from locust import FastHttpUser, between
+from locust.contrib.fasthttp import FastHttpSession
 
 from common.contract import paths
-from common.contract.courses import free_seats
+from common.contract.courses import PAID_MODE, catalogue, free_seats
 from locustfiles.suite import hooks  # noqa: F401  (registers the suite's events)
+from locustfiles.suite import paid_journey as paid
 from locustfiles.suite.arrivals import ArrivalsMixin
-from locustfiles.suite.provenance import load_settings
+from locustfiles.suite.learner_settings import load_settings, paid_arrival, read_share
 
 SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
+WEIGHTS = SETTINGS["weights"]
 COURSES = [s.course_id for s in free_seats(SETTINGS["courses"])]
-BUY_WEIGHT = SETTINGS["weights"]["buy"]
-READ_WEIGHT = SETTINGS["weights"]["read"]
+PAID_SKUS = [s.sku for s in catalogue(SETTINGS["courses"], (PAID_MODE,))]
+PAYING = paid.Config(os.environ)
 BASKET = paths.COMMERCE_BASKETS
 ORDER = paths.COMMERCE_ORDERS + "[number]/"  # the name all order reads are counted under
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 class LearnerJourney(FastHttpUser):
@@ -32,24 +40,85 @@ class LearnerJourney(FastHttpUser):
     abstract = True
     last_order: str | None = None
 
-    def buy_seat(self):
-        self.client.cookiejar.clear()  # a new learner: a repeat purchase would be answered 409
+    def __init__(self, environment):
+        super().__init__(environment)
+        # The paid journey's calls to ecommerce, as edX's client made them: a client of their
+        # own, which never sends the LMS's cookies (on one host the two services' cookies would
+        # mix: cookies ignore the port, and ecommerce deletes a session cookie it cannot read).
+        self.ecommerce = FastHttpSession(
+            PAYING.ecommerce_url,
+            self.environment.events.request,
+            self,
+            network_timeout=self.network_timeout,
+            connection_timeout=self.connection_timeout,
+            client_pool=self.client_pool,
+        )
+
+    def log_in(self) -> dict | None:
+        """A new learner (a repeat purchase would be answered 409): /auto_auth's answer."""
+        self.client.cookiejar.clear()
+        self.ecommerce.cookiejar.clear()
         self.last_order = None
         login = self.client.get(paths.AUTO_AUTH, name=paths.AUTO_AUTH)
-        if login.status_code != 201:
+        return login.json() if login.status_code == 201 else None
+
+    def answered(self, number: str, started: float) -> None:
+        self.last_order = number
+        run = getattr(self.environment, "suite", None)
+        if run is not None:
+            run.answered(number, started)
+
+    def buy_seat(self):
+        learner = self.log_in()
+        if learner is None:
             return
         started = time.time()
         bought = self.client.post(
             BASKET,
             json={"course_id": random.choice(COURSES)},
-            headers={"X-CSRFToken": login.json()["csrf_token"], "Referer": self.host + "/"},
+            headers={"X-CSRFToken": learner["csrf_token"], "Referer": self.host + "/"},
             name=BASKET,
         )
         if bought.status_code in (201, 202):
-            self.last_order = bought.json()["order"]["number"]
-            run = getattr(self.environment, "suite", None)
-            if run is not None:
-                run.answered(self.last_order, started)
+            self.answered(bought.json()["order"]["number"], started)
+
+    def pay_for_seat(self):
+        """The paid seat: checkout at ecommerce, the processor's hosted page, Pay, the order."""
+        learner = self.log_in()
+        if learner is None:
+            return
+        jwt = PAYING.headers(learner)
+        if self.ecommerce.get(paid.PROCESSORS, headers=jwt, name=paid.PROCESSORS).status_code != 200:
+            return
+        started = time.time()
+        body = paid.basket_body(random.choice(PAID_SKUS))
+        checkout = self.ecommerce.post(paid.BASKET, json=body, headers=jwt, name=paid.BASKET)
+        if checkout.status_code != 201 or not checkout.json().get("payment_data"):
+            return
+        payment = checkout.json()["payment_data"]
+        form, page_url = payment["payment_form_data"], payment["payment_page_url"]
+        number = form["reference_number"]
+        with self.client.post(
+            page_url, data=urlencode(form), headers=FORM, name=paid.PAY_PAGE, catch_response=True
+        ) as page:
+            pay = paid.press(page.text, page_url, paid.PAY_BUTTON) if page.status_code == 200 else None
+            if page.status_code == 200 and pay is None:
+                page.failure("the payment page has no Pay button")
+        if pay is None:
+            return
+        action, fields = pay
+        with self.client.post(
+            action, data=urlencode(fields), headers=FORM, name=paid.PAY_CONFIRM, catch_response=True
+        ) as confirmed:
+            if confirmed.status_code != 200:
+                return
+            receipt = paid.receipt(confirmed.text)
+            if not receipt.taken:
+                confirmed.failure(f"{receipt.decision}; ecommerce answered HTTP {receipt.notify_status}")
+                return
+        order = self.ecommerce.get(paths.order(number), headers=jwt, name=paid.ORDER_READ)
+        if order.status_code == 200:
+            self.answered(number, started)
 
     def read_order(self):
         if self.last_order is None:
@@ -58,21 +127,29 @@ class LearnerJourney(FastHttpUser):
 
 
 class Learner(LearnerJourney):
-    """Closed model: each user buys (or, READ_WEIGHT times in BUY_WEIGHT + READ_WEIGHT, reads
-    its last order back), then thinks."""
+    """Closed model: each user buys a free seat, pays for a seat or reads its last order back
+    (BUY_WEIGHT : PAY_WEIGHT : READ_WEIGHT), then thinks."""
 
     wait_time = between(SETTINGS["think_time"]["min_seconds"], SETTINGS["think_time"]["max_seconds"])
-    tasks = {LearnerJourney.buy_seat: BUY_WEIGHT, LearnerJourney.read_order: READ_WEIGHT}
+    tasks = {
+        LearnerJourney.buy_seat: WEIGHTS["buy"],
+        LearnerJourney.pay_for_seat: WEIGHTS["pay"],
+        LearnerJourney.read_order: WEIGHTS["read"],
+    }
 
 
 class ArrivingLearner(ArrivalsMixin, LearnerJourney):
     """Open model: a journey starts when the plan's next arrival is due, not when the last one
-    ended. Every arrival is a purchase (the target RPM counts purchases), read back READ_WEIGHT
-    times in BUY_WEIGHT."""
+    ended. Every arrival is a purchase (the target RPM counts purchases): PAY_WEIGHT of every
+    BUY_WEIGHT + PAY_WEIGHT arrivals pay for their seat, the others buy a free one; a purchase
+    is read back READ_WEIGHT times in BUY_WEIGHT + PAY_WEIGHT."""
 
     tasks = [ArrivalsMixin.arrive]
 
-    def journey(self):
-        self.buy_seat()
-        if self.last_order and random.random() < READ_WEIGHT / max(BUY_WEIGHT, 1):
+    def journey(self, arrival: int):
+        if paid_arrival(arrival, WEIGHTS):
+            self.pay_for_seat()
+        else:
+            self.buy_seat()
+        if self.last_order and random.random() < read_share(WEIGHTS):
             self.read_order()

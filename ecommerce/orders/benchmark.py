@@ -4,6 +4,12 @@ Each measured order is a new learner buying one seat through POST /api/v2/basket
 test client, so no HTTP server is involved on the ecommerce side; the LMS is called over real
 HTTP), and ends like a request does: connections go back to the pool (or are closed).
 
+A paid purchase (``paid``) is two requests, as a learner and the payment processor make it: the
+paid checkout (answered with the processor's signed form, nothing placed) and the processor's
+ACCEPT notification (POST /payment/cybersource/notify/, signed with the service's own processor
+secret), which places the order, records the payment and fulfils it. Its figures are per
+purchase (both requests), and per request beside them.
+
 Queries are the SQL statements Django sends, without the BEGIN/COMMIT/ROLLBACK markers it
 logs for transaction control; SAVEPOINT statements count as queries. Commits are the COMMITs
 Django issued for the order (the tests check the same figure against MariaDB's Com_commit).
@@ -13,13 +19,19 @@ Row-lock waits and connections opened are MariaDB's global counters over the run
 import json
 import time
 import uuid
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from oscar.core.loading import get_model
 
-from common.contract.courses import free_seats
+from common.contract import cybersource, paths
+from common.contract.courses import PAID_MODE, catalogue, free_seats
+from common.contract.statuses import ORDER
+
+Order = get_model("order", "Order")
 
 TRANSACTION_MARKERS = ("BEGIN", "COMMIT", "ROLLBACK")
 
@@ -46,11 +58,56 @@ class Buyer:
 
     def buy(self, username: str, sku: str):
         return self.client.post(
-            "/api/v2/baskets/",
+            paths.BASKETS,
             json.dumps({"products": [{"sku": sku}], "checkout": True}),
             content_type="application/json",
             HTTP_AUTHORIZATION="JWT " + _token(username),
         )
+
+    def notify(self, answer) -> object:
+        """The processor's ACCEPT of a paid checkout's ``answer``, posted as the processor posts it."""
+        form = answer.json()["payment_data"]["payment_form_data"]
+        secret = settings.PAYMENT_PROCESSOR_CONFIG[cybersource.PROCESSOR]["secret_key"]
+        return self.client.post(
+            paths.payment_notification(cybersource.PROCESSOR),
+            urlencode(cybersource.notification(form, secret)),
+            content_type="application/x-www-form-urlencoded",
+        )
+
+
+class Purchase:
+    """One measured purchase: its requests' statements, commits and CPU, part by part."""
+
+    def __init__(self):
+        self.queries: dict[str, int] = {}
+        self.commits: dict[str, int] = {}
+        self.cpu: dict[str, float] = {}
+
+    def run(self, part: str, call):
+        connection.queries_log.clear()  # the log keeps 9000 entries; a long run would overflow it
+        started = time.process_time()
+        with CaptureQueriesContext(connection) as captured:
+            response = call()
+        self.cpu[part] = time.process_time() - started
+        self.queries[part] = len(sql_statements(captured.captured_queries))
+        self.commits[part] = sum(1 for q in captured.captured_queries if q["sql"] == "COMMIT")
+        close_old_connections()  # what Django does when a request ends
+        return response
+
+
+def purchase(buyer: Buyer, username: str, sku: str, paid: bool) -> tuple[Purchase, str | None]:
+    """A purchase of ``sku`` by a new learner: what it cost, and the order number it placed
+    (None when a request failed)."""
+    measured = Purchase()
+    answer = measured.run("checkout", lambda: buyer.buy(username, sku))
+    if answer.status_code != 201:
+        return measured, None
+    if not paid:
+        order = answer.json()["order"]
+        return measured, order["number"] if order["status"] == ORDER.COMPLETE else None
+    notified = measured.run("notification", lambda: buyer.notify(answer))
+    number = answer.json()["payment_data"]["payment_form_data"]["reference_number"]
+    return measured, number if notified.status_code == 200 else None
 
 
 def _global_status(name: str) -> int:
@@ -59,8 +116,9 @@ def _global_status(name: str) -> int:
         return int(cursor.fetchone()[1])
 
 
-def measure(orders: int = 200, warmup: int = 20, courses: int = 1) -> dict:
-    skus = [seat.sku for seat in free_seats(courses)]
+def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = False) -> dict:
+    mode = (PAID_MODE,) if paid else None
+    skus = [seat.sku for seat in (catalogue(courses, mode) if paid else free_seats(courses))]
     buyer = Buyer()
     run = uuid.uuid4().hex[:8]
 
@@ -68,41 +126,42 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1) -> dict:
         return f"bench_{run}_{i}"
 
     for i in range(warmup):
-        buyer.buy(name(f"w{i}"), skus[i % len(skus)])
+        purchase(buyer, name(f"w{i}"), skus[i % len(skus)], paid)
 
     lock_waits, connects = _global_status("Innodb_row_lock_waits"), _global_status("Connections")
     close_old_connections()
-    statements = commits = failures = 0
+    parts: list[Purchase] = []
+    numbers: list[str | None] = []
     started_cpu, started = time.process_time(), time.perf_counter()
     for i in range(orders):
-        connection.queries_log.clear()  # the log keeps 9000 entries; a long run would overflow it
-        with CaptureQueriesContext(connection) as captured:
-            response = buyer.buy(name(i), skus[i % len(skus)])
-        statements += len(sql_statements(captured.captured_queries))
-        commits += sum(1 for q in captured.captured_queries if q["sql"] == "COMMIT")
-        close_old_connections()  # what Django does when a request ends
-        if response.status_code != 201 or response.json()["order"]["status"] != "Complete":
-            failures += 1
+        measured, number = purchase(buyer, name(i), skus[i % len(skus)], paid)
+        parts.append(measured)
+        numbers.append(number)
     cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
+    failures = len(numbers) - _complete(numbers) if paid else numbers.count(None)
     result = {
         "orders": orders,
         "failures": failures,
-        "queries_per_order": round(statements / orders, 2),
-        "commits_per_order": round(commits / orders, 2),
+        "paid": paid,
+        "queries_per_order": _per(parts, "queries", orders),
+        "commits_per_order": _per(parts, "commits", orders),
         "row_lock_waits": _global_status("Innodb_row_lock_waits") - lock_waits,
         "connections_opened": _global_status("Connections") - connects,
         "cpu_ms_per_order": round(cpu * 1000 / orders, 2),
         "wall_ms_per_order": round(wall * 1000 / orders, 2),
     }
+    if paid:  # the two requests apart
+        for part in ("checkout", "notification"):
+            result[f"queries_per_{part}"] = _per(parts, "queries", orders, part)
+            result[f"commits_per_{part}"] = _per(parts, "commits", orders, part)
+            result[f"cpu_ms_per_{part}"] = round(sum(p.cpu.get(part, 0.0) for p in parts) * 1000 / orders, 2)
 
     # The same seat path for a learner the service already knows (no user insert).
     known = name("known")
-    buyer.buy(known, skus[0])
-    other = free_seats(max(courses, 2))[1].sku
-    connection.queries_log.clear()
-    with CaptureQueriesContext(connection) as captured:
-        buyer.buy(known, other)
-    result["queries_per_order_known_learner"] = len(sql_statements(captured.captured_queries))
+    purchase(buyer, known, skus[0], paid)
+    other = (catalogue(max(courses, 2), mode) if paid else free_seats(max(courses, 2)))[1].sku
+    measured, _ = purchase(buyer, known, other, paid)
+    result["queries_per_order_known_learner"] = sum(measured.queries.values())
     result.update(
         driver=settings.MYSQL_DRIVER,
         pool=settings.DATABASES["default"]["ENGINE"],
@@ -110,3 +169,17 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1) -> dict:
         courses=courses,
     )
     return result
+
+
+def _per(parts: list[Purchase], figure: str, orders: int, part: str | None = None) -> float:
+    total = sum(
+        sum(getattr(p, figure).values()) if part is None else getattr(p, figure).get(part, 0) for p in parts
+    )
+    return round(total / orders, 2)
+
+
+def _complete(numbers: list[str | None]) -> int:
+    """How many of the paid orders ``numbers`` were placed and fulfilled (read after the run,
+    outside the measurement)."""
+    placed = [number for number in numbers if number]
+    return Order._default_manager.filter(number__in=placed, status=ORDER.COMPLETE).count()

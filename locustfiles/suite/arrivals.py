@@ -10,14 +10,15 @@ from locust.exception import StopUser
 
 
 class ArrivalsMixin:
-    """Mix into a user class that defines ``journey()``; its only task is ``arrive``."""
+    """Mix into a user class that defines ``journey(arrival)`` (``arrival``: the arrival's
+    index in the whole plan); its only task is ``arrive``."""
 
     wait_time = constant(0)
 
     def arrive(self):
         run = self.environment.suite
         clock = run.wait_for_clock()
-        due, missed = clock.claim(time.time())
+        arrival, due, missed = clock.claim_arrival(time.time())
         if missed:
             run.recorder.missed(missed)
         if due is None or run.stopping:
@@ -29,4 +30,4 @@ class ArrivalsMixin:
             gevent.sleep(min(remaining, 0.2))
         if run.stopping:
             raise StopUser()
-        self.journey()
+        self.journey(arrival)

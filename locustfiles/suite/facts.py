@@ -2,20 +2,22 @@
 
 After a run, each service answers for its own database with a management command that prints
 one JSON object: ecommerce's ``order_facts`` (its order status names, the orders above a
-watermark with their lines, the orders of some learners) and lms_stub's ``enrollment_facts``
-(the enrollments above a watermark). The two run at once, one process per service per
+watermark with their lines and payments, the payment notifications above another, the orders
+and payments of some learners) and lms_stub's ``enrollment_facts`` (the enrollments above a
+watermark, and which are paid seats). The two run at once, one process per service per
 question however many orders there are, and the suite copies no status name.
 
-The watermarks are the exception: where the order and enrollment ids stand, read over one MySQL
-connection here. They are taken as a run starts, inside Locust's test_start, which must be
-done in milliseconds: a load shape's next tick kills a test_start that is still waiting (and
-starts another), and a Django process needs seconds to start (minutes on a loaded machine).
-The connection is the monitoring account's, which reads no row of the services: the tables'
-AUTO_INCREMENT, which information_schema shows it, says where their ids stand.
+The watermarks are the exception: where the order, notification and enrollment ids stand, read
+over one MySQL connection here. They are taken as a run starts, inside Locust's test_start,
+which must be done in milliseconds: a load shape's next tick kills a test_start that is still
+waiting (and starts another), and a Django process needs seconds to start (minutes on a loaded
+machine). The connection is the monitoring account's, which reads no row of the services: the
+tables' AUTO_INCREMENT, which information_schema shows it, says where their ids stand.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from common.environment import get
 from locustfiles.suite import commands
@@ -29,8 +31,14 @@ class Since:
     """What the services hold above the watermarks."""
 
     statuses: dict[str, str]  # the order statuses as ecommerce names them: open, complete, ...
-    orders: list[dict]  # number, status, user, placed, products, complete_lines; in order placed
+    # number, status, user, placed, total, products, complete_lines, and the payment of one that
+    # costs something (total, learner, courses, sources, paid_events); in the order placed
+    orders: list[dict]
     enrollments: int
+    paid_enrollments: list[list[str]] = field(default_factory=list)  # [learner, course], paid mode
+    # The payment notifications: by_outcome, and the accepted payments (reference, transaction,
+    # outcomes, order); None when no watermark was taken for them.
+    notifications: dict | None = None
 
 
 def databases() -> tuple[str, str]:
@@ -38,16 +46,19 @@ def databases() -> tuple[str, str]:
     return get("ECOMMERCE_DB_NAME"), get("LMS_DB_NAME")
 
 
+# The tables whose ids give a watermark (the payment notifications are ecommerce's app
+# "processors").
 WATERMARK_TABLES = {
     "order_id": ("ecommerce", "order_order"),
+    "notification_id": ("ecommerce", "processors_paymentnotification"),
     "enrollment_id": ("lms", "enrollment_enrollment"),
 }
 
 
 def watermarks() -> dict[str, int]:
-    """The order and enrollment ids given out so far: a run's orders and enrollments are above
-    them. A table's next AUTO_INCREMENT less one is at least its highest id (ids of rolled-back
-    rows are never given again), and every row written later has a higher one."""
+    """The order, payment notification and enrollment ids given out so far: a run's rows of
+    each are above them. A table's next AUTO_INCREMENT less one is at least its highest id (ids
+    of rolled-back rows are never given again), and every row written later has a higher one."""
     names = dict(zip(("ecommerce", "lms"), databases(), strict=True))
     marks = {}
     with mysql_connect() as conn, conn.cursor() as cursor:
@@ -67,11 +78,34 @@ def watermarks() -> dict[str, int]:
 
 
 def since(marks: dict[str, int]) -> Since:
+    order_question = ["ecommerce", "order_facts", "--since", str(marks["order_id"])]
+    if "notification_id" in marks:
+        order_question += ["--notifications-since", str(marks["notification_id"])]
     orders, enrollments = _ask(
-        ("ecommerce", "order_facts", "--since", str(marks["order_id"])),
-        ("lms_stub", "enrollment_facts", "--since", str(marks["enrollment_id"])),
+        tuple(order_question), ("lms_stub", "enrollment_facts", "--since", str(marks["enrollment_id"]))
     )
-    return Since(orders["statuses"], orders["orders"], enrollments["enrollments"])
+    return Since(
+        orders["statuses"],
+        orders["orders"],
+        enrollments["enrollments"],
+        enrollments.get("paid", []),
+        orders.get("notifications"),
+    )
+
+
+class LearnerPayments(NamedTuple):
+    """Some learners' payments, as ecommerce tells them."""
+
+    orders: dict[str, list[dict]]  # learner -> paid orders: number, status, total, sources, ...
+    notifications: dict[str, list[dict]]  # learner -> reference, transaction, decision, outcome
+    statuses: dict[str, str]  # the order statuses as ecommerce names them
+
+
+def payments_of(learners: list[str]) -> LearnerPayments:
+    """Each learner's paid orders with their payments, and the notifications of their baskets,
+    oldest first."""
+    (answer,) = _ask(("ecommerce", "order_facts", *(f"--payments-of={name}" for name in learners)))
+    return LearnerPayments(answer["payments"], answer["notifications_of"], answer["statuses"])
 
 
 def orders_of(learners: list[str]) -> dict[str, int]:

@@ -222,6 +222,19 @@ def audit_findings(summary: dict) -> list[dict]:
                 f"{plural(audit.get('duplicates') or 0, 'duplicate')}.",
             )
         ]
+    paid = audit.get("payments") or {}
+    wrong = [
+        f"{plural(paid[key], thing)} {what}"
+        for key, thing, what in (
+            ("unsettled", "order", "without exactly one settled payment"),
+            ("enrolled_unpaid", "paid seat", "enrolled without a payment"),
+            ("without_order", "accepted payment", "without an order or a refund owed"),
+        )
+        if paid.get(key)
+    ]
+    if wrong:
+        listed = " and ".join(wrong)
+        return [_finding("problem", f"The audit found {listed} (the audit's payment table names them).")]
     found = [
         _finding(
             "info",
@@ -229,6 +242,23 @@ def audit_findings(summary: dict) -> list[dict]:
             f"{audit.get('orders')} committed, {plural(audit.get('enrollments') or 0, 'enrollment')}.",
         )
     ]
+    if paid.get("paid_orders"):
+        found.append(
+            _finding(
+                "info",
+                f"{plural(paid['paid_orders'], 'paid order')}, each paid once; "
+                f"{plural(paid.get('paid_enrollments') or 0, 'paid seat')} enrolled, each paid for.",
+            )
+        )
+    if paid.get("refund_owed"):
+        found.append(
+            _finding(
+                "warning",
+                f"{plural(paid['refund_owed'], 'accepted payment')} placed no order and "
+                f"{'is' if paid['refund_owed'] == 1 else 'are'} owed a refund: the learner already owned "
+                "the seat (a late notification of an abandoned basket). They are recorded as refund_owed.",
+            )
+        )
     error = (audit.get("statuses") or {}).get("fulfillment_error", "Fulfillment Error")
     unfulfilled = (audit.get("orders_by_status") or {}).get(error, 0)
     if unfulfilled:

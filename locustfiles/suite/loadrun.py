@@ -480,6 +480,7 @@ class LoadRun:
                 "audit failed: "
                 + (
                     audit_result.get("error")
+                    or ", ".join(audit.problems(audit_result))
                     or f"lost {audit_result.get('lost')}, duplicates {audit_result.get('duplicates')}"
                 )
             )

@@ -186,18 +186,24 @@ class ArrivalClock:
     def claim(self, now: float) -> tuple[float | None, list[float]]:
         """(due time of the next arrival to run, or None when the plan is over; due times of
         the arrivals skipped because they are more than MISS_TOLERANCE late)."""
+        _, due, missed = self.claim_arrival(now)
+        return due, missed
+
+    def claim_arrival(self, now: float) -> tuple[int | None, float | None, list[float]]:
+        """claim(), with the arrival's index in the whole plan first (the learners' mix decides
+        by it which journey the arrival takes); None when the plan is over."""
         missed = []
         while True:
             k = self.worker_index + self.taken * self.worker_count
             offset = self.plan.arrival_offset(k)
             if offset is None:
-                return None, missed
+                return None, None, missed
             self.taken += 1
             due = self.t0 + offset
             if due < now - MISS_TOLERANCE:
                 missed.append(due)
                 continue
-            return due, missed
+            return k, due, missed
 
 
 def from_env(profile: str, env) -> Plan:

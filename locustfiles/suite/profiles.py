@@ -338,8 +338,11 @@ def get(name: str) -> Profile:
 
 def main(argv: list[str]) -> int:
     """`make help`'s lines for the profiles, from the profiles themselves."""
+    from locustfiles.suite.learner_settings import help_line
+
     for name in RUNNABLE:
         print(f"  make {name:<12} {get(name).help_line()}")
+    print(f"  {'':<17} any of them with {help_line()}")
     print(f"  {'':<17} any of them with PRELOAD=N: on a database preloaded to N purchases first")
     return 0
 

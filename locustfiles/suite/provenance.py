@@ -16,7 +16,9 @@ from pathlib import Path
 
 import psutil
 
-from common.environment import get
+from locustfiles.suite.learner_settings import LOAD_DEFAULTS, load_settings
+
+__all__ = ["LOAD_DEFAULTS", "collect", "git", "load_settings", "machine", "services", "versions"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,10 +32,6 @@ PACKAGES = {  # provenance name: distribution name
 }
 
 SERVICES = {"ecommerce": "ECOMMERCE", "lms_stub": "LMS"}  # service: its settings' prefix
-
-# The learners' defaults (locustfiles/learners.py): think time 3-5 s as in 2015, ten purchases
-# for one read, the first 100 courses of the catalogue.
-LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 10, "READ_WEIGHT": 1}
 
 
 def collect(
@@ -180,17 +178,3 @@ def services(running: dict) -> dict:
     out["learner_rate"] = value("ECOMMERCE_LEARNER_RATE")
     out["server_timing"] = value("SERVER_TIMING")
     return out
-
-
-def load_settings(env: dict) -> dict:
-    """The learners' think time, task weights and course choice, as they take effect."""
-
-    def value(name: str):
-        default = LOAD_DEFAULTS[name]
-        return type(default)(env.get(name) or default)
-
-    return {
-        "think_time": {"min_seconds": value("WAIT_MIN"), "max_seconds": value("WAIT_MAX")},
-        "weights": {"buy": value("BUY_WEIGHT"), "read": value("READ_WEIGHT")},
-        "courses": get("COURSES", env),  # CATALOG_COURSES unless set
-    }

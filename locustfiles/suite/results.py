@@ -3,11 +3,14 @@ bucket) for the order endpoint, the same row for the whole run, per-endpoint row
 profile-specific results (capacity, soak trend)."""
 
 from common.contract import paths
+from locustfiles.suite import paid_journey
 from locustfiles.suite.histogram import PERCENTILES, Histogram
 from locustfiles.suite.plan import Plan
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
 
 ORDER_ENDPOINT = paths.COMMERCE_BASKETS
+# The paid journey's last request: its order read back once the payment was taken.
+PAID_ORDER_ENDPOINT = paid_journey.ORDER_READ
 # A percentile rests on too few samples when fewer than this many lie at or beyond it.
 TAIL_SAMPLES = 5
 
@@ -86,12 +89,15 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
 
 
 def successes(steps: dict[int, StepStats], outside_plan: dict[str, EndpointStats]) -> int:
-    """Orders answered 2xx during the run, whether or not they started inside a step."""
-    answers = [stats.endpoints.get(ORDER_ENDPOINT) for stats in steps.values()]
-    answers.append(outside_plan.get(ORDER_ENDPOINT))
+    """Purchases answered during the run, whether or not they started inside a step: free ones
+    answered 2xx by the order endpoint, paid ones whose order was read back 200 (the paid
+    journey reads it only once ecommerce took the payment's notification)."""
+    every = [stats.endpoints for stats in steps.values()] + [outside_plan]
+    free = [endpoints.get(ORDER_ENDPOINT) for endpoints in every]
+    paid = [endpoints.get(PAID_ORDER_ENDPOINT) for endpoints in every]
     return sum(
-        n for stats in answers if stats for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT
-    )
+        n for stats in free if stats for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT
+    ) + sum(stats.statuses.get(200, 0) for stats in paid if stats)
 
 
 def _slope(points: list[tuple[float, float]]) -> float | None:

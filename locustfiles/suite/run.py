@@ -8,7 +8,8 @@ audit failed.
 
 Sizes come from the environment (the make variables): USERS, STEP_SECONDS, RPM, DURATION,
 HOURS, BUCKET_SECONDS, WARMUP_SECONDS, RPM_START, RPM_STEP, RPM_MAX, COURSES, WORKERS, THRESHOLDS,
-HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, READ_WEIGHT; for chaos FAULTS, PHASE_SECONDS, FAULT_SECONDS.
+HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, BUY_WEIGHT, PAY_WEIGHT, READ_WEIGHT; for chaos FAULTS,
+PHASE_SECONDS, FAULT_SECONDS.
 PRELOAD=N first fills the databases to N preloaded purchases if they hold fewer (make preload).
 """
 
@@ -22,7 +23,16 @@ import time
 from pathlib import Path
 
 from common.environment import get
-from locustfiles.suite import facts, hosts, preload, profiles, services, terminal, thresholds
+from locustfiles.suite import (
+    facts,
+    hosts,
+    learner_settings,
+    preload,
+    profiles,
+    services,
+    terminal,
+    thresholds,
+)
 from locustfiles.suite.loadrun import PROGRESS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +82,7 @@ def main(argv: list[str]) -> int:
     try:  # refuse bad sizes before starting anything
         profiles.get(profile).plan(env)
         thresholds.parse(env.get("THRESHOLDS", ""))
+        learner_settings.load_settings(env)
         preload_to = preload_size(env.get("PRELOAD"))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -39,11 +39,20 @@ def table(rows: list[dict], overall: dict | None = None) -> list[str]:
 def audit_line(audit: dict) -> str:
     if audit.get("error"):
         return f"audit: could not run ({audit['error']})"
-    return (
+    line = (
         f"audit: {audit.get('successes')} answered 2xx, {audit.get('orders')} orders committed, "
         f"{audit.get('enrollments')} enrollments; lost {audit.get('lost')}, "
         f"duplicates {audit.get('duplicates')}, partial {audit.get('partial')}"
     )
+    paid = audit.get("payments") or {}
+    if paid.get("paid_orders") or paid.get("accepted") or paid.get("paid_enrollments"):
+        line += (
+            f"\npayments: {paid.get('paid_orders')} paid orders, {paid.get('settled')} settled; "
+            f"{paid.get('accepted')} accepted, {paid.get('refund_owed')} refund owed, "
+            f"{paid.get('without_order')} without order; {paid.get('enrolled_unpaid')} paid seats "
+            "enrolled unpaid"
+        )
+    return line
 
 
 def lines(summary: dict) -> list[str]:

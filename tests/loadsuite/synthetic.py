@@ -90,7 +90,7 @@ def provenance() -> dict:
             "users": 3,
             "spawn_rate": 3,
             "think_time": {"min_seconds": 3.0, "max_seconds": 5.0},
-            "weights": {"buy": 10, "read": 1},
+            "weights": {"buy": 50, "pay": 1, "read": 5},
             "courses": 100,
             "locust_workers": 0,
         },

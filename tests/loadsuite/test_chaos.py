@@ -144,6 +144,124 @@ def test_the_duplicates_outcome():
     assert checks["20 requests with one Idempotency-Key placed one order"] is False
 
 
+def paid_once(number) -> list[dict]:
+    return [{"number": number, "complete": True, "paid_once": True}]
+
+
+def twice(answers=(200, 200), orders=None, outcomes=("placed", "replay")) -> dict:
+    return {
+        "learner": "chaos_1",
+        "reference": "OSCR-100001",
+        "answers": list(answers),
+        "orders": paid_once("OSCR-100001") if orders is None else orders,
+        "outcomes": {"OSCR-100001": list(outcomes)},
+    }
+
+
+def test_the_notify_twice_outcome():
+    good = {"one after the other": twice(), "at the same moment": twice(outcomes=("replay", "placed"))}
+    assert all(c["ok"] for c in chaos.checks(row(), Event("notify_twice", 1.0, 2.0, good), {}, 0.0))
+    doubled = {
+        **good,
+        "at the same moment": twice(
+            orders=paid_once("OSCR-100001") + paid_once("OSCR-100002"), outcomes=("placed", "placed")
+        ),
+    }
+    result = outcome(chaos.checks(row(), Event("notify_twice", 1.0, 2.0, doubled), {}, 0.0))
+    assert result["at the same moment: one order, Complete, paid once"] is False
+    assert result["at the same moment: the copy recorded as a replay"] is False
+    assert result["one after the other: one order, Complete, paid once"] is True
+    unpaid = {
+        **good,
+        "one after the other": twice(orders=[{**paid_once("OSCR-100001")[0], "paid_once": False}]),
+    }
+    result = outcome(chaos.checks(row(), Event("notify_twice", 1.0, 2.0, unpaid), {}, 0.0))
+    assert result["one after the other: one order, Complete, paid once"] is False
+    refused = {**good, "one after the other": twice(answers=(200, 503))}
+    assert not outcome(chaos.checks(row(), Event("notify_twice", 1.0, 2.0, refused), {}, 0.0))[
+        "one after the other: both copies answered 200"
+    ]
+
+
+def late(away=None, again=None) -> dict:
+    return {
+        "went away": {
+            "learner": "chaos_a",
+            "reference": "OSCR-100001",
+            "answers": [200],
+            "orders": paid_once("OSCR-100001"),
+            "outcomes": {"OSCR-100001": ["placed"]},
+            **(away or {}),
+        },
+        "paid again": {
+            "learner": "chaos_b",
+            "reference": "OSCR-100002",
+            "paid": "OSCR-100003",
+            "answers": [200, 200],
+            "orders": paid_once("OSCR-100003"),
+            "outcomes": {"OSCR-100003": ["placed"], "OSCR-100002": ["refund_owed"]},
+            **(again or {}),
+        },
+    }
+
+
+def test_the_notify_late_outcome():
+    assert all(c["ok"] for c in chaos.checks(row(), Event("notify_late", 1.0, 2.0, late()), {}, 0.0))
+    first = "went away: the late payment placed and fulfilled the order, paid once (200)"
+    again = "paid again: one order, the second basket's, paid once (both answered 200)"
+    refund = "paid again: the late payment placed nothing, recorded as a refund owed"
+    never_placed = late(away={"orders": [], "outcomes": {"OSCR-100001": ["declined"]}})
+    assert not outcome(chaos.checks(row(), Event("notify_late", 1.0, 2.0, never_placed), {}, 0.0))[first]
+    not_fulfilled = late(away={"orders": [{"number": "OSCR-100001", "complete": False, "paid_once": True}]})
+    assert not outcome(chaos.checks(row(), Event("notify_late", 1.0, 2.0, not_fulfilled), {}, 0.0))[first]
+    both_placed = late(
+        again={
+            "orders": paid_once("OSCR-100002") + paid_once("OSCR-100003"),
+            "outcomes": {"OSCR-100003": ["placed"], "OSCR-100002": ["placed"]},
+        }
+    )
+    result = outcome(chaos.checks(row(), Event("notify_late", 1.0, 2.0, both_placed), {}, 0.0))
+    assert result[again] is False and result[refund] is False
+
+
+def test_the_payment_faults_read_back_what_ecommerce_holds_with_its_status_names(monkeypatch):
+    """Orders by number with "complete" as ecommerce names it, paid once by the audit's rule,
+    and the notifications' outcomes by reference number."""
+    monkeypatch.setattr(
+        facts,
+        "payments_of",
+        lambda learners: facts.LearnerPayments(
+            {
+                "chaos_1": [
+                    {
+                        "number": "OSCR-100001",
+                        "status": "Done",
+                        "total": "74.00",
+                        "sources": [{"allocated": "74.00", "debited": "74.00", "refunded": "0.00"}],
+                        "paid_events": ["74.00"],
+                    }
+                ]
+            },
+            {
+                "chaos_1": [
+                    {"reference": "OSCR-100001", "outcome": "placed"},
+                    {"reference": "OSCR-100001", "outcome": "replay"},
+                ]
+            },
+            NAMES,
+        ),
+    )
+    seen = chaos.FAULTS["notify_twice"].seen({"case": {"learner": "chaos_1", "answers": [200]}})
+    assert seen == {
+        "case": {
+            "learner": "chaos_1",
+            "answers": [200],
+            "orders": paid_once("OSCR-100001"),
+            "outcomes": {"OSCR-100001": ["placed", "replay"]},
+        }
+    }
+
+
 @pytest.fixture
 def meteor(monkeypatch):
     """A fault added as a new fault is: one class with @register (taken out again after)."""
@@ -250,7 +368,7 @@ def test_the_audit_counts_from_the_facts(monkeypatch, tmp_path):
         enrollments=3,
     )
     result = audit.audit(tmp_path, {"order_id": 0, "enrollment_id": 0}, successes=4)
-    assert {k: v for k, v in result.items() if k != "lost_examples"} == {
+    assert {k: v for k, v in result.items() if k not in ("lost_examples", "payments")} == {
         "successes": 4,
         "answered_numbers": 4,
         "orders": 5,

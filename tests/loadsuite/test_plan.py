@@ -119,3 +119,17 @@ def test_late_arrivals_are_missed_not_made_up():
     assert due == 1004.5  # within the tolerance: still run
     due, missed = clock.claim(now=1005.4)
     assert (due, missed) == (1005.5, [])
+
+
+def test_each_claimed_arrival_names_its_index_in_the_whole_plan():
+    """The learners' mix picks the paid journey by that index, so it must be the plan's, the
+    same whichever worker takes the arrival, and a missed arrival's index is skipped with it."""
+    p = plan.from_env("rpm", {"RPM": "60", "DURATION": "10"})
+    taken = []
+    for index in range(2):
+        clock = plan.ArrivalClock(p, 1000.0, index, 2)
+        while (arrival := clock.claim_arrival(now=0.0))[0] is not None:
+            taken.append(arrival[:2])
+    assert sorted(taken) == [(k, 1000.0 + p.arrival_offset(k)) for k in range(10)]
+    late = plan.ArrivalClock(p, t0=1000.0)
+    assert late.claim_arrival(now=1005.4) == (4, 1004.5, [1000.5, 1001.5, 1002.5, 1003.5])

@@ -9,11 +9,16 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
+import requests
 
-from locustfiles.suite import audit
+from common import environment
+from common.contract import cybersource, paths, tokens
+from common.contract.courses import paid_seat
+from locustfiles.suite import audit, paid_journey
 from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
 from tests.loadsuite.conftest import DATABASES
 from tests.support.stack import LocustWebUI
@@ -84,6 +89,89 @@ def test_the_audit_counts_an_answered_order_that_was_never_committed(smoke_run, 
     result = audit.audit(tmp_path, marks, summary["audit"]["successes"] + 1)
 
     assert (result["lost"], result["lost_examples"], result["passed"]) == (1, ["999999999"], False)
+
+
+@pytest.fixture(scope="module")
+def paid_run(stack_env) -> tuple[dict, int, Path, dict]:
+    """An rpm run where every second arrival pays for its seat through the processor stand-in
+    (BUY_WEIGHT 1 : PAY_WEIGHT 1): the watermarks before it, its exit code, folder, summary."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+        patch.setenv("LMS_DB_NAME", DATABASES[1])
+        marks = audit.watermarks()
+    return marks, *run(stack_env, "rpm", RPM=240, DURATION=5, BUY_WEIGHT=1, PAY_WEIGHT=1, READ_WEIGHT=1)
+
+
+def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
+    _, code, folder, summary = paid_run
+    assert code == 0, summary["verdict"]
+    assert_nothing_lost(summary)
+    arrivals = summary["steps"][0]["arrivals"]
+    paid = arrivals // 2  # arrivals 1, 3, 5 ... of the plan
+    assert summary["steps"][0]["requests"] == arrivals - paid  # the order row: free purchases
+    endpoints = summary["endpoints"]["overall"]
+    for name in (
+        paid_journey.PROCESSORS,
+        paid_journey.BASKET,
+        paid_journey.PAY_PAGE,
+        paid_journey.PAY_CONFIRM,
+        paid_journey.ORDER_READ,
+    ):
+        assert (endpoints[name]["requests"], endpoints[name]["failures"]) == (paid, 0), name
+    assert endpoints[paid_journey.BASKET]["statuses"] == {"201": paid}
+    payments = summary["audit"]["payments"]
+    assert {k: payments[k] for k in ("paid_orders", "settled", "paid_enrollments", "accepted", "placed")} == {
+        "paid_orders": paid,
+        "settled": paid,
+        "paid_enrollments": paid,
+        "accepted": paid,
+        "placed": paid,
+    }
+    assert (payments["unsettled"], payments["enrolled_unpaid"], payments["without_order"]) == (0, 0, 0)
+    assert payments["notifications"] == {"placed": paid}
+    assert summary["provenance"]["load"]["weights"] == {"buy": 1, "pay": 1, "read": 1}
+    text = (folder / "report.md").read_text()
+    assert f"| {paid} | {paid} | 0 | {paid} | 0 | {paid} | {paid} | 0 | 0 |" in text
+    assert "buy 1 : pay 1 : read 1" in text
+
+
+def test_an_accepted_payment_the_service_refused_fails_the_audit(paid_run, stack_env, monkeypatch):
+    """After the run, the processor accepts a payment whose amount is not the basket's: ecommerce
+    refuses it (400) and places nothing, so money was taken for no order."""
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+    marks, _, folder, summary = paid_run
+    learner = f"refused_{uuid.uuid4().hex[:8]}"
+    headers = tokens.authorization(
+        tokens.mint(
+            environment.get("JWT_SECRET_KEY", stack_env),
+            environment.get("JWT_ISSUER", stack_env),
+            learner,
+            "r@example.com",
+            60,
+        )
+    )
+    checkout = requests.post(
+        stack_env["ECOMMERCE_URL"] + paths.BASKETS,
+        json={"products": [{"sku": paid_seat(1).sku}], "checkout": True},
+        headers=headers,
+        timeout=30,
+    )
+    form = checkout.json()["payment_data"]["payment_form_data"]
+    wrong = cybersource.notification(
+        form, environment.get("CYBERSOURCE_SECRET_KEY", stack_env), auth_amount="1.00", req_amount="1.00"
+    )
+    refused = requests.post(
+        stack_env["ECOMMERCE_URL"] + paths.payment_notification(cybersource.PROCESSOR), data=wrong, timeout=30
+    )
+    assert refused.status_code == 400
+
+    result = audit.audit(folder, marks, summary["audit"]["successes"])
+
+    assert not result["passed"]
+    assert result["payments"]["without_order"] == 1
+    assert result["payments"]["without_order_examples"] == [form["reference_number"]]
+    assert "1 accepted payments without their order" in audit.problems(result)
 
 
 def test_ramp_rows_follow_the_user_counts(stack_env):
@@ -296,7 +384,15 @@ def test_chaos_every_fault_under_load_loses_nothing(stack_env):
         stack_env, "chaos", RPM=120, PHASE_SECONDS=12, FAULT_SECONDS=3, LMS_ENROLLMENT_TIMEOUT=2
     )
     reliability = {row["fault"]: row for row in summary["reliability"]}
-    assert list(reliability) == ["lms_down", "lms_slow", "db_restart", "worker_kill", "duplicates"]
+    assert list(reliability) == [
+        "lms_down",
+        "lms_slow",
+        "db_restart",
+        "worker_kill",
+        "duplicates",
+        "notify_twice",
+        "notify_late",
+    ]
     failed = {
         f: [c for c in row["checks"] if not c["ok"]] for f, row in reliability.items() if not row["passed"]
     }
@@ -310,6 +406,13 @@ def test_chaos_every_fault_under_load_loses_nothing(stack_env):
     assert summary["audit"]["enrollments_missing"] == 0
     assert reliability["worker_kill"]["detail"]["replaced"]
     assert reliability["duplicates"]["detail"]["same_key"]["orders"] == 1
+    # The payment faults: each payment placed one order once; the late one for a seat the learner
+    # had paid again owes a refund, which the audit reports without failing the run.
+    assert reliability["notify_twice"]["detail"]["at the same moment"]["answers"] == [200, 200]
+    assert len(reliability["notify_late"]["detail"]["went away"]["orders"]) == 1
+    payments = summary["audit"]["payments"]
+    assert payments["refund_owed"] >= 1 and payments["without_order"] == 0 and payments["unsettled"] == 0
+    assert payments["notifications"]["replay"] >= 2
     text = (folder / "report.md").read_text()
     assert "## Reliability (one row per fault)" in text and "| db_restart |" in text
 

@@ -49,7 +49,7 @@ def test_every_field_is_present_and_typed(unreachable_mariadb):
         "users": 3,
         "spawn_rate": 1.5,
         "think_time": {"min_seconds": 3.0, "max_seconds": 5.0},
-        "weights": {"buy": 10, "read": 1},
+        "weights": {"buy": 50, "pay": 1, "read": 5},
         "courses": 100,
         "locust_workers": 2,
     }
@@ -94,7 +94,7 @@ def test_the_load_settings_follow_the_environment():
         {"WAIT_MIN": "0.5", "WAIT_MAX": "1", "READ_WEIGHT": "3", "CATALOG_COURSES": "7"}
     ) == {
         "think_time": {"min_seconds": 0.5, "max_seconds": 1.0},
-        "weights": {"buy": 10, "read": 3},
+        "weights": {"buy": 50, "pay": 1, "read": 3},
         "courses": 7,
     }
     assert provenance.load_settings({"COURSES": "1", "CATALOG_COURSES": "7"})["courses"] == 1

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import compare, hosts, plan, profiles, report, results
+from locustfiles.suite import compare, hosts, paid_journey, plan, profiles, report, results
 from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
 from tests.loadsuite import synthetic
@@ -40,6 +40,21 @@ def test_successes_count_2xx_answers_inside_and_outside_the_steps():
     recorder.fold_local()
     inside = sum(r["statuses"].get("201", 0) for r in results.step_rows(p, recorder.steps, {}))
     assert results.successes(recorder.steps, recorder.outside_plan) == inside + 1
+
+
+def test_a_paid_purchase_succeeds_when_its_order_is_read_back():
+    """The paid journey reads its order only once ecommerce took the notification: each 200
+    of that read is an answered purchase, the checkout's 201 (no order yet) is not."""
+    p, recorder, _ = recorded()
+    before = results.successes(recorder.steps, recorder.outside_plan)
+    start = recorder.t0 + 1
+    recorder.request(paid_journey.BASKET, start, 10, True, 201)
+    recorder.request(paid_journey.BASKET, start, 10, True, 201)
+    recorder.request(paid_journey.ORDER_READ, start, 10, True, 200)
+    recorder.request(paid_journey.ORDER_READ, start, 10, False, 404)
+    recorder.request(paid_journey.ORDER_READ, 5000.0, 10, True, 200)  # after the plan
+    recorder.fold_local()
+    assert results.successes(recorder.steps, recorder.outside_plan) == before + 2
 
 
 def test_soak_trend_is_the_least_squares_slope():

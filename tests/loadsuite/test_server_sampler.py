@@ -49,8 +49,10 @@ def test_the_watermarks_are_the_monitors_without_reading_a_row(stack_env, monkey
     monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
     monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
     marks = facts.watermarks()
+    assert set(marks) == {"order_id", "notification_id", "enrollment_id"}
     for mark, database, table in (
         ("order_id", DATABASES[0], "order_order"),
+        ("notification_id", DATABASES[0], "processors_paymentnotification"),
         ("enrollment_id", DATABASES[1], "enrollment_enrollment"),
     ):
         (highest,) = mysql.query(database, f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0]  # the owner

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def expanded(*args: str, **env: str) -> str:
-    environment = {k: v for k, v in os.environ.items() if k not in ("COURSES", "ORDERS")}
+    environment = {k: v for k, v in os.environ.items() if k not in ("COURSES", "ORDERS", "PAID")}
     environment.update(env)
     done = subprocess.run(["make", "-n", *args], cwd=ROOT, env=environment, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -23,6 +23,8 @@ def expanded(*args: str, **env: str) -> str:
         (("bench",), {}, "--orders 300 --courses 1 --json"),
         (("bench", "COURSES=5", "ORDERS=50"), {}, "--orders 50 --courses 5 --json"),
         (("bench",), {"COURSES": "3"}, "--orders 300 --courses 3 --json"),
+        (("bench", "PAID=1"), {}, "--orders 300 --courses 1 --paid --json"),
+        (("bench", "PAID=0"), {}, "--orders 300 --courses 1 --json"),
     ],
 )
 def test_bench_gets_its_sizes_with_defaults(args, env, expected):

@@ -11,13 +11,19 @@ fault for FAULT_SECONDS, then clears it and watches the service recover. The fau
                  (the LMS answers in up to 3 s meanwhile, so orders are caught mid-fulfilment)
     duplicates   one learner sends 20 purchases with one Idempotency-Key at once, another
                  sends the same purchase twice without a key
+    notify_twice the processor sends a payment's notification twice: one copy after the
+                 other, and two at the same moment
+    notify_late  the notification comes late, after the basket was abandoned: the learner
+                 went away (the order is placed), or paid the seat again through another
+                 basket (a refund is owed, nothing placed)
 
 After the run every order left in Fulfillment Error (or Open by a killed worker) is retried
 (retry_fulfillment --all), then the audit counts what was lost, duplicated or left partial.
 
 The parts: faults (one class per fault and the registry FAULTS), driver (plays them during
 the run, undoes and retries after it), judge (checks, recovery, the reliability rows), buyer
-(the second client, for the duplicates), stack (the handles a fault pulls), timing.
+(the second client, for the duplicates, and the processor, for the payment faults), stack (the
+handles a fault pulls), timing.
 """
 
 from locustfiles.suite.chaos.driver import clear_all, drive, retry_all

@@ -1,12 +1,16 @@
 """The second client: purchases sent straight to ecommerce, as the LMS would send them, with a
-learner's JWT signed by the stack's secret. The duplicates fault needs requests the Locust
-users never make (twenty with one Idempotency-Key at once, the same seat twice without one)."""
+learner's JWT signed by the stack's secret, and the payment processor's notifications, signed
+with the stack's processor secret. The duplicates fault needs requests the Locust users never
+make (twenty with one Idempotency-Key at once, the same seat twice without one); the payment
+faults play the processor (a notification twice, one late)."""
 
 import gevent
 import requests
+from gevent.event import Event
 
-from common.contract import paths, tokens
+from common.contract import cybersource, paths, tokens
 from common.environment import get
+from locustfiles.suite import paid_journey
 
 
 class Buyer:
@@ -14,6 +18,7 @@ class Buyer:
         self.ecommerce_url = ecommerce_url
         self.jwt_secret = get("JWT_SECRET_KEY", env)
         self.jwt_issuer = get("JWT_ISSUER", env)
+        self.processor_secret = get("CYBERSOURCE_SECRET_KEY", env)
 
     def token(self, username: str) -> str:
         return tokens.mint(self.jwt_secret, self.jwt_issuer, username, f"{username}@example.com", 300)
@@ -54,3 +59,38 @@ class Buyer:
             "order_numbers": numbers,
             "codes": codes,
         }
+
+    def paid_checkout(self, learner: str, sku: str) -> dict[str, str]:
+        """A paid checkout of one seat: the signed checkout form (payment_form_data) ecommerce
+        answered. RuntimeError when it answered anything else."""
+        response = requests.post(
+            self.ecommerce_url + paths.BASKETS,
+            json=paid_journey.basket_body(sku),
+            headers=tokens.authorization(self.token(learner)),
+            timeout=30,
+        )
+        if response.status_code != 201 or not (response.json() or {}).get("payment_data"):
+            raise RuntimeError(f"a paid checkout was answered {response.status_code}: {response.text[:200]}")
+        return response.json()["payment_data"]["payment_form_data"]
+
+    def accepted(self, form: dict[str, str]) -> dict[str, str]:
+        """The processor's notification that it took the payment of checkout ``form``."""
+        return cybersource.notification(form, self.processor_secret)
+
+    def notify(self, fields: dict[str, str], copies: int = 1) -> list[int]:
+        """Post ``fields`` to ecommerce's notify URL as the processor does; with ``copies``, that
+        many at the same moment. The status of each answer (0: no answer)."""
+        url = self.ecommerce_url + paths.payment_notification(cybersource.PROCESSOR)
+        ready = Event()
+
+        def send():
+            ready.wait()
+            try:
+                return requests.post(url, data=fields, timeout=30).status_code
+            except requests.RequestException:
+                return 0
+
+        senders = [gevent.spawn(send) for _ in range(copies)]
+        gevent.sleep(0)  # every sender waits at the line
+        ready.set()
+        return [sender.value for sender in gevent.joinall(senders)]

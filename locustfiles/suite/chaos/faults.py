@@ -14,8 +14,9 @@ import uuid
 import gevent
 
 from common.contract import errors as contract_errors
-from common.contract.courses import seat
-from locustfiles.suite import facts
+from common.contract.courses import paid_seat, seat
+from common.contract.statuses import NOTIFICATION
+from locustfiles.suite import audit, facts
 from locustfiles.suite.chaos.buyer import Buyer
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.rows import failures_other_than, read_failures
@@ -221,6 +222,158 @@ class Duplicates(Fault):
                 "the same seat twice without a key: one order, one 409",
                 twice.get("orders") == 1 and twice.get("statuses") == {"201": 1, "409": 1},
                 twice,
+            ),
+        ]
+
+
+class PaymentFault(Fault):
+    """A fault of the payment processor's notifications, played here as the processor plays them:
+    paid checkouts straight at ecommerce, notifications signed with the stack's processor secret
+    and posted to its notify URL. Each case is a learner of its own; after it the learners'
+    orders, payments and notifications are read back (``event.detail``, one entry per case)."""
+
+    def seen(self, cases: dict[str, dict]) -> dict[str, dict]:
+        """Each case (learner, answers, its checkouts' reference numbers) with what ecommerce
+        holds for its learner: orders (number, status, paid once) and notification outcomes by
+        reference number."""
+        found = facts.payments_of([case["learner"] for case in cases.values()])
+        out = {}
+        for name, case in cases.items():
+            outcomes: dict[str, list[str]] = {}
+            for note in found.notifications[case["learner"]]:
+                outcomes.setdefault(note["reference"], []).append(note["outcome"])
+            out[name] = {
+                **case,
+                "orders": [
+                    {
+                        "number": order["number"],
+                        "complete": order["status"] == found.statuses["complete"],
+                        "paid_once": audit.settled(order),
+                    }
+                    for order in found.orders[case["learner"]]
+                ],
+                "outcomes": outcomes,
+            }
+        return out
+
+
+def _one_order_paid_once(case: dict, number: str) -> bool:
+    """The case's learner has exactly one order, ``number``, Complete and paid exactly once."""
+    return case.get("orders") == [{"number": number, "complete": True, "paid_once": True}]
+
+
+@register
+class NotifyTwice(PaymentFault):
+    """The processor sends a payment's notification twice: for one learner one copy after the
+    other, for another two copies at the same moment. Each payment places one order, is paid
+    once in Oscar's models, and its other copy is recorded as a replay; every copy is answered
+    200, so the processor has nothing to send again."""
+
+    name = "notify_twice"
+    title = "a payment's notification sent twice"
+    CASES = ("one after the other", "at the same moment")
+
+    def inject(self, stack: Stack, event: Event, seconds: float) -> None:
+        buyer = Buyer(stack.ecommerce_url, stack.env)
+        event.started = time.time()
+        cases = {}
+        for name in self.CASES:
+            learner = _learner()
+            form = buyer.paid_checkout(learner, paid_seat(1).sku)
+            paid = buyer.accepted(form)
+            if name == "one after the other":
+                answers = buyer.notify(paid) + buyer.notify(paid)
+            else:
+                answers = buyer.notify(paid, copies=2)
+            cases[name] = {"learner": learner, "reference": form["reference_number"], "answers": answers}
+        event.ended = time.time()
+        event.detail.update(self.seen(cases))
+
+    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+        out = []
+        for name in self.CASES:
+            case = event.detail.get(name, {})
+            reference = case.get("reference")
+            outcomes = case.get("outcomes", {}).get(reference, [])
+            out += [
+                (f"{name}: both copies answered 200", case.get("answers") == [200, 200], case.get("answers")),
+                (
+                    f"{name}: one order, Complete, paid once",
+                    _one_order_paid_once(case, reference),
+                    case.get("orders"),
+                ),
+                (
+                    f"{name}: the copy recorded as a replay",
+                    sorted(outcomes) == sorted([NOTIFICATION.PLACED, NOTIFICATION.REPLAY]),
+                    outcomes,
+                ),
+            ]
+        return out
+
+
+@register
+class NotifyLate(PaymentFault):
+    """Notifications arrive FAULT_SECONDS late, after the learner's basket was abandoned. One
+    learner went away: the late payment places and fulfils the order. Another checked out the
+    same seat again and paid that basket at once: the first basket's late payment places
+    nothing and is recorded as owing a refund. Nothing doubled, nothing lost."""
+
+    name = "notify_late"
+    title = "a payment's notification late, its basket abandoned"
+    WENT_AWAY, PAID_AGAIN = "went away", "paid again"  # what the learner did after checking out
+
+    def inject(self, stack: Stack, event: Event, seconds: float) -> None:
+        buyer = Buyer(stack.ecommerce_url, stack.env)
+        sku = paid_seat(1).sku
+        event.started = time.time()
+        away, again = _learner(), _learner()
+        abandoned = buyer.paid_checkout(away, sku)
+        first = buyer.paid_checkout(again, sku)
+        second = buyer.paid_checkout(again, sku)  # the first basket abandoned, the seat checked out again
+        paid_second = buyer.notify(buyer.accepted(second))
+        sleep_until(event.started + seconds)  # the processor's notifications come late
+        late_away = buyer.notify(buyer.accepted(abandoned))
+        late_first = buyer.notify(buyer.accepted(first))
+        event.ended = time.time()
+        event.detail.update(
+            self.seen(
+                {
+                    self.WENT_AWAY: {
+                        "learner": away,
+                        "reference": abandoned["reference_number"],
+                        "answers": late_away,
+                    },
+                    self.PAID_AGAIN: {
+                        "learner": again,
+                        "reference": first["reference_number"],
+                        "paid": second["reference_number"],
+                        "answers": paid_second + late_first,
+                    },
+                }
+            )
+        )
+
+    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+        away, again = event.detail.get(self.WENT_AWAY, {}), event.detail.get(self.PAID_AGAIN, {})
+        late = again.get("outcomes", {}).get(again.get("reference"), [])
+        paid = again.get("outcomes", {}).get(again.get("paid"), [])
+        return [
+            (
+                f"{self.WENT_AWAY}: the late payment placed and fulfilled the order, paid once (200)",
+                away.get("answers") == [200]
+                and _one_order_paid_once(away, away.get("reference"))
+                and away.get("outcomes", {}).get(away.get("reference")) == [NOTIFICATION.PLACED],
+                away,
+            ),
+            (
+                f"{self.PAID_AGAIN}: one order, the second basket's, paid once (both answered 200)",
+                again.get("answers") == [200, 200] and _one_order_paid_once(again, again.get("paid")),
+                again.get("orders"),
+            ),
+            (
+                f"{self.PAID_AGAIN}: the late payment placed nothing, recorded as a refund owed",
+                late == [NOTIFICATION.REFUND_OWED] and paid == [NOTIFICATION.PLACED],
+                again.get("outcomes"),
             ),
         ]
 

@@ -206,7 +206,7 @@ def provenance(summary: dict) -> dict:
                 ["users (at most)", load["users"]],
                 ["spawn rate", load["spawn_rate"]],
                 ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
-                ["task weights", f"buy {fmt(weights.get('buy'))} : read {fmt(weights.get('read'))}"],
+                ["task weights", _weights(weights)],
                 ["courses bought", load["courses"]],
                 ["Locust workers", load["locust_workers"] or "none (one local process)"],
                 ["database at start", database_at_start(summary) or "not recorded"],
@@ -515,6 +515,12 @@ def sql(summary: dict) -> dict:
     )
 
 
+def _weights(weights: dict) -> str:
+    """free purchases : paid ones : reads (a run from before the paid journey has no "pay")."""
+    parts = [("buy", "buy"), ("pay", "pay"), ("read", "read")]
+    return " : ".join(f"{label} {fmt(weights[key])}" for key, label in parts if key in weights) or "–"
+
+
 def audit(summary: dict) -> dict:
     found = summary["audit"]
     keys = ["successes", "orders", "enrollments", "lost", "duplicates", "unanswered", "passed"]
@@ -532,7 +538,51 @@ def audit(summary: dict) -> dict:
         "Audit: nothing lost",
         text(f"The audit could not run: {found['error']}.") if found.get("error") else None,
         table(headers, [[found.get(k) for k in keys]]),
+        *_payment_blocks(found.get("payments")),
     )
+
+
+def _payment_blocks(paid: dict | None) -> list[dict]:
+    """The payments' part of the audit: paid orders and their payments, paid seats enrolled,
+    the payments the processor accepted and what became of them, notifications by outcome."""
+    if not paid:
+        return []
+    known = paid.get("accepted") is not None
+    columns = [
+        ("paid orders", "paid_orders"),
+        ("settled", "settled"),
+        ("not settled", "unsettled"),
+        ("paid seats enrolled", "paid_enrollments"),
+        ("enrolled unpaid", "enrolled_unpaid"),
+        ("payments accepted", "accepted"),
+        ("placed", "placed"),
+        ("refund owed", "refund_owed"),
+        ("without order", "without_order"),
+    ]
+
+    def shown(key: str) -> dict:
+        failing = key in ("unsettled", "enrolled_unpaid", "without_order") and paid.get(key)
+        return cell(paid.get(key), mark="warn" if failing else None)
+
+    examples = {**(paid.get("examples") or {}), "without_order": paid.get("without_order_examples") or []}
+    listed = "; ".join(f"{key}: {', '.join(map(str, found))}" for key, found in examples.items() if found)
+    before = paid.get("taken_before")
+    return [
+        table(
+            [header for header, _ in columns],
+            [[shown(key) for _, key in columns]],
+            caption="Payments: every paid order settled once (one source debited with its total, one Paid "
+            "event), every paid seat enrolled backed by a payment, every accepted payment placed its order "
+            "or owes a refund:",
+        ),
+        text(
+            "Notifications by outcome: "
+            + (_counts(paid.get("notifications") or {}) if known else "not recorded (no watermark)")
+            + (f". Replays of payments accepted before the run: {before}" if before else "")
+            + (f". Examples: {listed}" if listed else "")
+            + "."
+        ),
+    ]
 
 
 def thresholds(summary: dict) -> dict:

@@ -8,8 +8,8 @@ from ecommerce.orders.benchmark import measure
 class Command(BaseCommand):
     help = (
         "Measure a one-seat checkout with fulfilment in-process (the LMS must be up): queries, "
-        "commits, row-lock waits, connections opened and CPU per order. The last line of "
-        "output is one JSON object."
+        "commits, row-lock waits, connections opened and CPU per order; with --paid, a paid seat "
+        "paid through the processor's notification. The last line of output is one JSON object."
     )
 
     def add_arguments(self, parser):
@@ -17,11 +17,17 @@ class Command(BaseCommand):
         parser.add_argument("--warmup", type=int, default=20)
         parser.add_argument("--courses", type=int, default=1, help="spread orders over N seats")
         parser.add_argument("--json", action="store_true", help="print only the JSON line")
+        parser.add_argument(
+            "--paid",
+            action="store_true",
+            help="a paid seat: the paid checkout, then the processor's ACCEPT notification that places "
+            "and fulfils the order (figures per purchase, and per request)",
+        )
 
-    def handle(self, *args, orders, warmup, courses, json: bool, **options):
+    def handle(self, *args, orders, warmup, courses, json: bool, paid: bool, **options):
         if orders < 1 or courses < 1:
             raise CommandError("--orders and --courses must be at least 1")
-        result = measure(orders=orders, warmup=warmup, courses=courses)
+        result = measure(orders=orders, warmup=warmup, courses=courses, paid=paid)
         if result["failures"]:
             self.stderr.write(f"{result['failures']} of {orders} orders did not complete; is the LMS up?")
         if not json:

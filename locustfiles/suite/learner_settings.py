@@ -1,0 +1,78 @@
+"""What the simulated learners do, and how often: their think time, the mix of journeys, the
+courses they buy among.
+
+The mix follows edX's 2015 suite, which weighed its basket task set 50 to its payment task set's
+1: BUY_WEIGHT free purchases through the LMS for every PAY_WEIGHT paid ones through the payment
+processor, and READ_WEIGHT reads of the learner's last order. The read weight keeps the share
+the suite had before it paid for anything (one read for every ten purchases): 50 : 1 : 5.
+
+In the closed model (ramp, smoke, a web UI run) the weights are Locust's task weights. In the
+open model (rpm, capacity, soak, chaos) every arrival is a purchase: PAY_WEIGHT of every
+BUY_WEIGHT + PAY_WEIGHT arrivals take the paid journey, spread evenly over the plan's arrivals
+(so a step's share is exact, not a draw), and a purchase is read back with a chance of
+READ_WEIGHT / (BUY_WEIGHT + PAY_WEIGHT).
+
+Standard library only: ``make help`` prints the defaults before the virtualenv exists.
+"""
+
+from collections.abc import Mapping
+
+from common.environment import get
+
+# The defaults: think time 3-5 s as in 2015, edX's 50 : 1 mix, a read for every ten purchases.
+LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 50, "PAY_WEIGHT": 1, "READ_WEIGHT": 5}
+WEIGHTS = {"buy": "BUY_WEIGHT", "pay": "PAY_WEIGHT", "read": "READ_WEIGHT"}
+
+
+def load_settings(env: Mapping[str, str]) -> dict:
+    """The learners' think time, journey weights and course choice, as they take effect.
+    ValueError names a variable that cannot be used."""
+    think = {"min_seconds": _seconds(env, "WAIT_MIN"), "max_seconds": _seconds(env, "WAIT_MAX")}
+    weights = {key: _weight(env, name) for key, name in WEIGHTS.items()}
+    if weights["buy"] + weights["pay"] == 0:
+        raise ValueError("BUY_WEIGHT and PAY_WEIGHT are both 0: the learners would buy nothing")
+    return {
+        "think_time": think,
+        "weights": weights,
+        "courses": get("COURSES", env),  # CATALOG_COURSES unless set
+    }
+
+
+def _weight(env: Mapping[str, str], name: str) -> int:
+    text = env.get(name) or str(LOAD_DEFAULTS[name])
+    if not text.strip().isdigit():
+        raise ValueError(f"{name} must be a whole number of 0 or more, not {text!r}")
+    return int(text)
+
+
+def _seconds(env: Mapping[str, str], name: str) -> float:
+    text = env.get(name) or str(LOAD_DEFAULTS[name])
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
+    if not seconds >= 0:
+        raise ValueError(f"{name} must be 0 seconds or more, not {text!r}")
+    return seconds
+
+
+def paid_arrival(index: int, weights: Mapping[str, int]) -> bool:
+    """Whether arrival ``index`` (0, 1, 2 ... over the whole plan, whichever Locust process takes
+    it) takes the paid journey: PAY_WEIGHT of every BUY_WEIGHT + PAY_WEIGHT, evenly spaced.
+    With 50 : 1 that is arrivals 50, 101, 152 ...; with 1 : 1 every second one."""
+    pay, total = weights["pay"], weights["buy"] + weights["pay"]
+    return (index + 1) * pay // total > index * pay // total
+
+
+def read_share(weights: Mapping[str, int]) -> float:
+    """The chance that an open-model purchase is read back (READ_WEIGHT per purchase weight)."""
+    return weights["read"] / (weights["buy"] + weights["pay"])
+
+
+def help_line() -> str:
+    """The mix's line of `make help`."""
+    shown = " : ".join(f"{name} ({LOAD_DEFAULTS[name]})" for name in WEIGHTS.values())
+    return (
+        f"{shown}: free purchases through the LMS, paid ones through the payment processor "
+        "(edX's 50 : 1), reads of the last order"
+    )
