@@ -85,10 +85,15 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
     return row
 
 
-def successes(steps: dict[int, StepStats], outside_plan: dict[str, EndpointStats]) -> int:
-    """Orders answered 2xx during the run, whether or not they started inside a step."""
-    answers = [stats.endpoints.get(ORDER_ENDPOINT) for stats in steps.values()]
-    answers.append(outside_plan.get(ORDER_ENDPOINT))
+def successes(
+    steps: dict[int, StepStats],
+    outside_plan: dict[str, EndpointStats],
+    endpoints: tuple[str, ...] = (ORDER_ENDPOINT,),
+) -> int:
+    """Orders answered 2xx during the run, whether or not they started inside a step: the 2xx
+    answers of the purchase ``endpoints``."""
+    answers = [stats.endpoints.get(name) for stats in steps.values() for name in endpoints]
+    answers += [outside_plan.get(name) for name in endpoints]
     return sum(
         n for stats in answers if stats for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT
     )
