@@ -29,7 +29,7 @@ def _setting(name: str, fallback=None):
 # A course with a free seat, bought through the LMS, and the SKU of a paid seat, bought from
 # ecommerce directly (edX: required, no default).
 FREE_COURSE_ID = _setting("FREE_COURSE_ID", courses.course_id(1))
-PAID_SKU = _setting("PAID_SKU", courses.seat(1).sku)
+PAID_SKU = _setting("PAID_SKU", courses.paid_seat(1).sku)
 
 ECOMMERCE_SERVICE_URL = _setting("ECOMMERCE_SERVICE_URL").strip("/")
 ECOMMERCE_API_URL = _setting("ECOMMERCE_API_URL", f"{ECOMMERCE_SERVICE_URL}/api/v2/")
