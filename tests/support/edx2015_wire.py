@@ -35,7 +35,7 @@ from gevent import pywsgi  # Locust patches the process for gevent; the stand-in
 SETTINGS = {
     "FREE_COURSE_ID": "course-v1:edX+DemoX+Demo_Course",
     "PAID_SKU": "8CF08E5",
-    "ECOMMERCE_JWT_SECRET_KEY": "insecure-secret-key",
+    "ECOMMERCE_JWT_SECRET_KEY": "insecure-test-secret-key",  # edX devstack: insecure-secret-key
     "ECOMMERCE_JWT_ISSUER": "http://127.0.0.1:8000/oauth2",
     "ECOMMERCE_ORDER_PREFIX": "OSCR",
     "CYBERSOURCE_SECRET_KEY": "fake-secret-key",
