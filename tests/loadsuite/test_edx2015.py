@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import edx2015_wire
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,3 +81,19 @@ def test_the_2015_mix_of_free_and_paid_purchases(stack_env):
     client = assert_clean(code, summary)
     assert client["free_purchases"] > 0
     assert_every_purchase_audited(summary, client["free_purchases"] + client["paid_purchases"])
+
+
+def test_one_user_pays_then_buys_free_then_pays_again_on_one_session(stack_env):
+    """After a payment every request of the user carries that learner's token, the LMS's
+    included, and both services' cookies share one jar (127.0.0.1, any port): neither may
+    upset the next purchase."""
+    output = edx2015_wire.run(
+        "locustfiles/edx2015/locustfile.py",
+        ["paid", "free", "paid", "free"],
+        host=stack_env["LMS_URL"],
+        env=stack_env,
+    )
+    assert output["tasks"] == [None, None, None, None]
+    assert {name: counts for name, counts in output["stats"].items() if counts[1]} == {}
+    assert output["stats"]["POST /api/commerce/v0/baskets/"] == [2, 0]
+    assert output["stats"]["POST /payment/cybersource/notify/"] == [2, 0]

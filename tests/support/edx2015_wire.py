@@ -1,7 +1,7 @@
 """What a 2015 ecommerce client puts on the wire: run it against a recording stand-in of the
 2015 services and print every request it sent, as JSON.
 
-    python -m tests.support.edx2015_wire LOCUSTFILE TASK [TASK ...]
+    python -m tests.support.edx2015_wire [--host LMS_URL] LOCUSTFILE TASK [TASK ...]
 
 LOCUSTFILE is the client's locustfile (ours, locustfiles/edx2015/locustfile.py, or edX's own,
 edited for today's Locust by scripts/edx2015-original.sh); each TASK is ``free`` or ``paid``:
@@ -10,7 +10,8 @@ session). The stand-in answers as edX's LMS and Otto did (research notes: /auto_
 cookies, a paid checkout's ``payment_data``), on one address for both, with learners,
 tokens, basket ids and order numbers counted from 1, so two clients that send the same requests
 print the same records. STAND_ANSWERS (JSON, path or path prefix -> [status, body]) replaces
-answers, to see what the client does with a refusal.
+answers, to see what the client does with a refusal. With --host, the tasks run against that
+LMS (a real stack) with the client's settings as the environment has them, nothing recorded.
 
 It prints one JSON object: ``requests``, each with method, path, query, headers in the order
 sent, body, the time it arrived, and for a notification whether its signature is CyberSource's
@@ -18,7 +19,8 @@ over the fields it lists; ``tasks``, how each task ended (``null``, ``http <stat
 exception that carries an answer, else the exception's type); ``stats``, Locust's requests
 and failures per method and stats name.
 
-The client's settings are set here before its locustfile is read (it reads them on import).
+Against the stand-in, the client's settings are set here before its locustfile is read (it
+reads them on import).
 """
 
 import base64
@@ -137,15 +139,26 @@ class RecordingHandler(pywsgi.WSGIHandler):
 
 
 def run(
-    locustfile: str, tasks: list[str], answers: dict | None = None, pythonpath: str | None = None
+    locustfile: str,
+    tasks: list[str],
+    answers: dict | None = None,
+    pythonpath: str | None = None,
+    host: str | None = None,
+    env: dict | None = None,
 ) -> dict:
-    """What ``main`` prints, from a child process (Locust patches the process it runs in)."""
+    """What ``main`` prints, from a child process (Locust patches the process it runs in);
+    against the LMS at ``host`` instead of the stand-in if given, in ``env`` (os.environ)."""
     import subprocess
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = {**os.environ, "PYTHONPATH": pythonpath or root, "STAND_ANSWERS": json.dumps(answers or {})}
+    env = {
+        **(env or os.environ),
+        "PYTHONPATH": pythonpath or root,
+        "STAND_ANSWERS": json.dumps(answers or {}),
+    }
+    against = ["--host", host] if host else []
     done = subprocess.run(
-        [sys.executable, "-m", "tests.support.edx2015_wire", locustfile, *tasks],
+        [sys.executable, "-m", "tests.support.edx2015_wire", *against, locustfile, *tasks],
         cwd=root,
         env=env,
         capture_output=True,
@@ -185,12 +198,16 @@ def comparable(output: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    stand = server = None
+    if argv[0] == "--host":  # a real stack: its LMS, and the client's settings as they are
+        host, argv = argv[1], argv[2:]
+    else:
+        stand = Stand2015(json.loads(os.environ.get("STAND_ANSWERS") or "{}"))
+        server = pywsgi.WSGIServer(("127.0.0.1", 0), stand, handler_class=RecordingHandler, log=None)
+        server.start()
+        host = f"http://127.0.0.1:{server.server_port}"
+        os.environ.update(SETTINGS, ECOMMERCE_SERVICE_URL=host)
     locustfile, tasks = argv[0], argv[1:]
-    stand = Stand2015(json.loads(os.environ.get("STAND_ANSWERS") or "{}"))
-    server = pywsgi.WSGIServer(("127.0.0.1", 0), stand, handler_class=RecordingHandler, log=None)
-    server.start()
-    host = f"http://127.0.0.1:{server.server_port}"
-    os.environ.update(SETTINGS, ECOMMERCE_SERVICE_URL=host)
 
     from locust.env import Environment
     from locust.util.load_locustfile import load_locustfile
@@ -213,12 +230,13 @@ def main(argv: list[str]) -> int:
         except Exception as exc:  # what Locust would report as a task exception
             response = getattr(exc, "response", None)
             ended.append(f"http {response.status_code}" if response is not None else type(exc).__name__)
-    server.stop()
+    if server is not None:
+        server.stop()
     stats = {
         f"{method} {name}": [entry.num_requests, entry.num_failures]
         for (name, method), entry in sorted(environment.stats.entries.items())
     }
-    print(json.dumps({"requests": stand.records, "tasks": ended, "stats": stats}))
+    print(json.dumps({"requests": stand.records if stand else [], "tasks": ended, "stats": stats}))
     return 0
 
 
