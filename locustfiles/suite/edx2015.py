@@ -23,6 +23,7 @@ from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
 FREE_PURCHASE = paths.COMMERCE_BASKETS
 PAID_PURCHASE = "/payment/cybersource/notify/"  # the name Locust gives the client's notification
 PURCHASES = (FREE_PURCHASE, PAID_PURCHASE)
+RECEIPT = "/api/v2/orders/:id/"  # the stats name of the paid order read back
 
 
 def order_number(name: str, response) -> str | None:
@@ -57,7 +58,9 @@ def attach(environment, **_) -> None:
 def figures(run, summary: dict) -> dict:
     """What a run of the client comes to: users and time, Locust's own request and failure
     totals (every endpoint, the whole run), task exceptions (Locust's Exceptions tab), the
-    purchases answered 2xx of each kind, and what the audit found in the databases."""
+    purchases answered 2xx of each kind and the paid orders read back (2xx), whether their
+    requests started before the run's end or during the users' last tasks, and what the audit
+    found in the databases."""
     total = run.environment.stats.total
     exceptions = sorted(run.runner.exceptions.values(), key=lambda e: -e["count"])
     recorder = run.recorder
@@ -73,6 +76,7 @@ def figures(run, summary: dict) -> dict:
         "exception_examples": [{"count": e["count"], "message": e["msg"][:300]} for e in exceptions[:5]],
         "free_purchases": results.successes(recorder.steps, recorder.outside_plan, (FREE_PURCHASE,)),
         "paid_purchases": results.successes(recorder.steps, recorder.outside_plan, (PAID_PURCHASE,)),
+        "receipts": results.successes(recorder.steps, recorder.outside_plan, (RECEIPT,)),
         "orders": audit.get("orders"),
         "orders_by_status": audit.get("orders_by_status"),
         "payments": audit.get("payments"),  # once the audit counts them
