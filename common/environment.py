@@ -508,13 +508,6 @@ TABLE: tuple[Variable, ...] = (
         shown="100000",
     ),
     Variable(
-        "CYBERSOURCE_SECRET_KEY",
-        None,
-        "str",
-        "edX 2015 client: signs its payment notifications",
-        shown="edX's `fake-secret-key`",
-    ),
-    Variable(
         "BASIC_AUTH_USER", None, "str", "edX 2015 client: HTTP basic user (with the password)", shown="none"
     ),
     Variable("BASIC_AUTH_PASSWORD", None, "str", "edX 2015 client: HTTP basic password", shown="none"),

@@ -14,9 +14,6 @@ import sys
 from common import environment
 from common.contract import courses, order_numbers
 
-# edX's defaults for the settings this stack has no value of its own for.
-EDX_CYBERSOURCE_SECRET_KEY = "fake-secret-key"
-
 
 def _setting(name: str, fallback=None):
     """``name`` as the environment has it if set; else the table's default, else ``fallback``."""
@@ -41,7 +38,9 @@ ECOMMERCE_JWT_ISSUER = _setting("ECOMMERCE_JWT_ISSUER")
 ECOMMERCE_ORDER_OFFSET = _setting("ECOMMERCE_ORDER_OFFSET", order_numbers.OFFSET)
 ECOMMERCE_ORDER_PREFIX = _setting("ECOMMERCE_ORDER_PREFIX")
 
-CYBERSOURCE_SECRET_KEY = _setting("CYBERSOURCE_SECRET_KEY", EDX_CYBERSOURCE_SECRET_KEY)
+# The processor's secret is ecommerce's own setting of the same name (edX's default:
+# fake-secret-key, Otto's local one).
+CYBERSOURCE_SECRET_KEY = _setting("CYBERSOURCE_SECRET_KEY")
 
 # Both or neither: HTTP basic credentials for every request (a site behind basic auth).
 BASIC_AUTH_CREDENTIALS = (

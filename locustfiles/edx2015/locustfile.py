@@ -37,8 +37,9 @@ Departures from the 2015 client, each forced by today's Locust (2.x) and nothing
 
 Ours, beside the client's behaviour (nothing on the wire changes):
 
-* the defaults point at this stack (config.py): its ports, its token secret and issuer, course
-  1 as the free course and course 1's paid seat as PAID_SKU, which edX required;
+* the defaults point at this stack (config.py): its ports, its token secret and issuer, its
+  payment processor's secret, course 1 as the free course and course 1's paid seat as
+  PAID_SKU, which edX required;
 * EDX2015_WAIT_SCALE (default 1) multiplies the 3-5 s wait, so that tests can be short;
 * not re-created, as nothing of it reaches the wire: commerce.py's ``logging.basicConfig`` and
   debug line per request, and the API client's ``session.timeout`` (an attribute requests

@@ -21,7 +21,7 @@ from locustfiles.suite import results
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
 
 FREE_PURCHASE = paths.COMMERCE_BASKETS
-PAID_PURCHASE = "/payment/cybersource/notify/"  # the name Locust gives the client's notification
+PAID_PURCHASE = paths.payment_notification("cybersource")  # Locust names the notification by its path
 PURCHASES = (FREE_PURCHASE, PAID_PURCHASE)
 RECEIPT = "/api/v2/orders/:id/"  # the stats name of the paid order read back
 
