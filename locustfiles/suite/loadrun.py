@@ -403,7 +403,7 @@ class LoadRun:
         ran = [r for r in ran if r is not warm_up]
         overall = results.overall_row(plan, recorder.steps, up_to=ran[-1]["index"] + 1 if ran else 0)
         overall["label"] = "all"
-        successes = results.successes(recorder.steps, recorder.outside_plan)
+        successes = results.successes(recorder.steps, recorder.outside_plan, self.profile.purchase_endpoints)
         summary = {
             "profile": self.profile.name,
             "started_from": self.started_from,

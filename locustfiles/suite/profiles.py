@@ -9,6 +9,8 @@ Makefile's help before the virtualenv exists.
 import math
 import sys
 
+from common import environment
+from locustfiles.suite import edx2015
 from locustfiles.suite.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
 
 # The make variables every profile may read; each profile says which it uses and its defaults.
@@ -44,6 +46,10 @@ class Profile:
     thresholds = "errors<0.01"  # k6 style; THRESHOLDS overrides
     open_model = False
     sections: tuple[str, ...] = ()  # profile-specific report sections (report.py knows them)
+    # The endpoints whose 2xx answers are purchases: the audit expects an order number for each.
+    # None: the suite's learners' (a free purchase answered 2xx by the LMS, a paid order read
+    # back 200 from ecommerce once its payment was taken; results.successes).
+    purchase_endpoints: tuple[str, ...] | None = None
 
     def settings(self, env) -> dict[str, str]:
         """This profile's variables: the environment's value, else the profile's default."""
@@ -51,6 +57,10 @@ class Profile:
 
     def plan(self, env) -> Plan:
         raise NotImplementedError
+
+    def locustfiles(self, env) -> list[str]:
+        """What Locust loads (-f), relative to the checkout or absolute."""
+        return [f"locustfiles/{self.name}.py"]
 
     def label(self, step: Step) -> str:
         if step.label:
@@ -310,6 +320,47 @@ class Chaos(Profile):
         return checks, reasons
 
 
+class Edx2015(Profile):
+    """edX's 2015 ecommerce client, as it ran: a fixed number of users for a while, each waiting
+    3-5 s after every task. Judged on what acceptance asks of it: no failed request, no task
+    exception, purchases made, and every one of them in the audit."""
+
+    name = "edx2015"
+    help = (
+        "edX's 2015 ecommerce client (locustfiles/edx2015/; LOCUST_TASK_SET picks a task set) as "
+        "{USERS} users for {DURATION} s; fails on any failed request or task exception"
+    )
+    defaults = {"USERS": "10", "DURATION": "60"}
+    thresholds = ""
+    purchase_endpoints = edx2015.PURCHASES
+    sections = ("client",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        users, duration = int(settings["USERS"]), int(settings["DURATION"])
+        if users < 1 or duration < 1:
+            raise ValueError("USERS and DURATION must be at least 1")
+        return Plan(self.name, [Step(0, 0, duration, users=users)], open_model=False, users=users)
+
+    def locustfiles(self, env) -> list[str]:
+        """The client (ours, or edX's own: EDX2015_LOCUSTFILE), and the suite beside it."""
+        return [environment.get("EDX2015_LOCUSTFILE", env), "locustfiles/edx2015_hooks.py"]
+
+    def finish(self, run, summary: dict) -> None:
+        summary["client"] = edx2015.figures(run, summary)
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        checks, reasons = super().judge(summary, rules)
+        client = summary.get("client", {})
+        if client.get("failures"):
+            reasons.append(f"{client['failures']} requests failed")
+        if client.get("task_exceptions"):
+            reasons.append(f"{client['task_exceptions']} task exceptions")
+        if not client.get("free_purchases") and not client.get("paid_purchases"):
+            reasons.append("no purchase was answered 2xx")
+        return checks, reasons
+
+
 class Manual(Profile):
     """A run whose users are set by hand: the web UI's form (make run) or Locust's -u/-t.
     Each change of the user count starts a step; the plan is written as the run goes."""
@@ -322,11 +373,11 @@ class Manual(Profile):
 
 
 PROFILES: dict[str, Profile] = {
-    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Manual())
+    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Edx2015(), Manual())
 }
 # The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
 # from the web UI of `make run`).
-RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos")
+RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos", "edx2015")
 
 
 def get(name: str) -> Profile:

@@ -88,16 +88,28 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
     return row
 
 
-def successes(steps: dict[int, StepStats], outside_plan: dict[str, EndpointStats]) -> int:
-    """Purchases answered during the run, whether or not they started inside a step: free ones
-    answered 2xx by the order endpoint, paid ones whose order was read back 200 (the paid
-    journey reads it only once ecommerce took the payment's notification)."""
+def successes(
+    steps: dict[int, StepStats],
+    outside_plan: dict[str, EndpointStats],
+    endpoints: tuple[str, ...] | None = None,
+) -> int:
+    """Purchases answered during the run, whether or not they started inside a step. With
+    ``endpoints``, the 2xx answers of those purchase endpoints. Without, the suite's learners':
+    free ones answered 2xx by the order endpoint, paid ones whose order was read back 200 (the
+    paid journey reads it only once ecommerce took the payment's notification)."""
     every = [stats.endpoints for stats in steps.values()] + [outside_plan]
-    free = [endpoints.get(ORDER_ENDPOINT) for endpoints in every]
-    paid = [endpoints.get(PAID_ORDER_ENDPOINT) for endpoints in every]
-    return sum(
-        n for stats in free if stats for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT
-    ) + sum(stats.statuses.get(200, 0) for stats in paid if stats)
+    if endpoints is not None:
+        answers = [found.get(name) for found in every for name in endpoints]
+        return sum(_answered_2xx(stats) for stats in answers if stats)
+    free = [found.get(ORDER_ENDPOINT) for found in every]
+    paid = [found.get(PAID_ORDER_ENDPOINT) for found in every]
+    return sum(_answered_2xx(stats) for stats in free if stats) + sum(
+        stats.statuses.get(200, 0) for stats in paid if stats
+    )
+
+
+def _answered_2xx(stats: EndpointStats) -> int:
+    return sum(n for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT)
 
 
 def _slope(points: list[tuple[float, float]]) -> float | None:

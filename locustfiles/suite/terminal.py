@@ -1,5 +1,6 @@
 """What a headless run prints when it ends: the verdict with each broken threshold, the
-per-step table, and the audit line (run.py prints the folder's path after them)."""
+per-step table, the audit line, and for edX's 2015 client its figures (run.py prints the
+folder's path after them)."""
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),
@@ -55,6 +56,32 @@ def audit_line(audit: dict) -> str:
     return line
 
 
+def payment_words(payments: dict | None) -> str:
+    """The audit's payment counts in a few words ("not audited" when it did not count them)."""
+    if payments is None:
+        return "not audited"
+    return (
+        f"{payments.get('settled')} settled for {payments.get('paid_orders')} paid orders, "
+        f"{payments.get('refund_owed')} refund owed, {payments.get('without_order')} without order"
+    )
+
+
+def client_lines(client: dict) -> list[str]:
+    """A run of edX's 2015 client (make edx2015), in the figures its acceptance asks for."""
+    payments = client.get("payments")
+    out = [
+        f"edX 2015 client ({client['locustfile']}, task set {client['task_set']}): "
+        f"{client['users']} users for {client['seconds']:g} s",
+        f"  requests {client['requests']}, failures {client['failures']}, "
+        f"task exceptions {client['task_exceptions']}",
+        f"  purchases answered 2xx: {client['free_purchases']} free (LMS), {client['paid_purchases']} paid "
+        f"(payment notifications); orders committed {client.get('orders')}, payments "
+        + payment_words(payments),
+    ]
+    out += [f"  exception x{e['count']}: {e['message']}" for e in client.get("exception_examples", [])]
+    return out
+
+
 def lines(summary: dict) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
@@ -80,4 +107,6 @@ def lines(summary: dict) -> list[str]:
         out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
     out.append("")
     out.append(audit_line(summary["audit"]))
+    if summary.get("client"):
+        out += client_lines(summary["client"])
     return out

@@ -121,3 +121,26 @@ def test_make_test_runs_beside_a_running_mariadb_and_leaves_it_alone(tmp_path):
         )
     finally:
         subprocess.run([mysql_sh, "down"], env=developer, capture_output=True, timeout=120)
+
+
+def recipe_environment(*args: str, **env: str) -> dict[str, str]:
+    """The environment a recipe of this Makefile runs in (a target added with --eval)."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("LOCUST_TASK_SET", "EDX2015_WAIT_SCALE")}
+    environment.update(env)
+    done = subprocess.run(
+        ["make", "--no-print-directory", "--eval", "show-env: ; @env -0", "show-env", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
+
+
+def test_the_2015_clients_task_set_reaches_it_only_when_given():
+    # edX's client takes a variable that is set as it is, even empty: make must not set it empty.
+    assert "LOCUST_TASK_SET" not in recipe_environment()
+    assert recipe_environment("LOCUST_TASK_SET=BasketsTasks")["LOCUST_TASK_SET"] == "BasketsTasks"
+    given = recipe_environment(LOCUST_TASK_SET="CybersourcePaymentTasks")
+    assert given["LOCUST_TASK_SET"] == "CybersourcePaymentTasks"

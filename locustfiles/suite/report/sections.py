@@ -9,6 +9,7 @@ block holds markup: the templates turn the same data into HTML and Markdown.
 from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
 from locustfiles.suite.histogram import PERCENTILES
 from locustfiles.suite.profiles import plural
+from locustfiles.suite.terminal import payment_words
 
 PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
 THIN_NOTE = (
@@ -773,7 +774,41 @@ def reliability(summary: dict) -> dict:
     )
 
 
-PROFILE_SECTIONS = {"capacity": capacity, "soak": soak, "reliability": reliability}
+def client(summary: dict) -> dict | None:
+    """The edx2015 profile's figures: edX's 2015 client against this stack."""
+    figures = summary.get("client") or {}
+    if not figures:
+        return None
+    payments = figures.get("payments")
+    return section(
+        "client",
+        "edX's 2015 client",
+        table(
+            ["figure", "value"],
+            [
+                ["locustfile", cell(figures["locustfile"], "code")],
+                ["task set", figures["task_set"]],
+                ["users", figures["users"]],
+                ["seconds", figures["seconds"]],
+                ["requests (every endpoint)", figures["requests"]],
+                ["failed requests", figures["failures"]],
+                ["task exceptions", figures["task_exceptions"]],
+                ["free purchases answered 2xx (LMS)", figures["free_purchases"]],
+                ["paid purchases answered 2xx (payment notifications)", figures["paid_purchases"]],
+                ["orders committed", figures.get("orders")],
+                ["payments", payment_words(payments)],
+            ],
+        ),
+        table(
+            ["count", "task exception"],
+            [[e["count"], shorten(e["message"], 300)] for e in figures.get("exception_examples", [])],
+        )
+        if figures.get("exception_examples")
+        else None,
+    )
+
+
+PROFILE_SECTIONS = {"capacity": capacity, "soak": soak, "reliability": reliability, "client": client}
 
 
 def build(summary: dict, findings: list[dict]) -> dict:

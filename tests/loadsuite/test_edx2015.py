@@ -1,0 +1,97 @@
+"""`make edx2015`: the re-created 2015 client (locustfiles/edx2015/) against the load suite's real
+stack, each task set alone and the 50:1 mix, through the suite's runner: no failed request, no
+task exception, purchases made, and every one of them found by the audit, Complete and
+enrolled. Its waits are a fifth of 3-5 s (EDX2015_WAIT_SCALE) to keep the runs short."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import edx2015_wire
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_client(stack_env, task_set: str, users: int = 3, seconds: int = 8) -> tuple[int, dict, str]:
+    env = {
+        **stack_env,
+        "LOCUST_TASK_SET": task_set,
+        "USERS": str(users),
+        "DURATION": str(seconds),
+        "EDX2015_WAIT_SCALE": "0.2",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "locustfiles.suite.run", "edx2015"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    folder = Path(done.stdout.strip().splitlines()[-1])
+    assert (folder / "summary.json").exists(), done.stdout + done.stderr
+    return done.returncode, json.loads((folder / "summary.json").read_text()), done.stdout
+
+
+def assert_every_purchase_audited(summary: dict, purchases: int) -> None:
+    audit = summary["audit"]
+    assert audit["passed"], audit
+    assert audit["lost"] == audit["duplicates"] == audit["partial"] == audit["unanswered"] == 0
+    assert audit["successes"] == audit["answered_numbers"] == audit["orders"] == purchases > 0
+    assert audit["enrollments"] == audit["orders"]
+    assert audit["orders_by_status"] == {audit["statuses"]["complete"]: audit["orders"]}
+
+
+def assert_clean(code: int, summary: dict) -> dict:
+    client = summary["client"]
+    assert (client["failures"], client["task_exceptions"]) == (0, 0), client["exception_examples"]
+    assert client["requests"] > 0
+    assert code == 0 and summary["verdict"]["passed"], summary["verdict"]
+    return client
+
+
+def test_the_free_purchases_of_the_2015_client(stack_env):
+    code, summary, printed = run_client(stack_env, "BasketsTasks")
+    client = assert_clean(code, summary)
+    assert client["task_set"] == "BasketsTasks" and client["paid_purchases"] == 0
+    assert_every_purchase_audited(summary, client["free_purchases"])
+    assert set(summary["endpoints"]["overall"]) == {"auto_auth", "/api/commerce/v0/baskets/"}
+    assert f"{client['free_purchases']} free (LMS), 0 paid" in printed
+
+
+def test_the_paid_purchases_of_the_2015_client(stack_env):
+    code, summary, printed = run_client(stack_env, "CybersourcePaymentTasks")
+    client = assert_clean(code, summary)
+    assert client["free_purchases"] == 0
+    assert_every_purchase_audited(summary, client["paid_purchases"])
+    assert client["receipts"] == client["paid_purchases"]  # every paid order read back
+    if client["payments"] is not None:
+        assert client["payments"] == client["paid_purchases"]
+
+
+def test_the_2015_mix_of_free_and_paid_purchases(stack_env):
+    code, summary, _ = run_client(stack_env, "EcommerceTest", users=4)
+    client = assert_clean(code, summary)
+    assert client["free_purchases"] > 0
+    assert_every_purchase_audited(summary, client["free_purchases"] + client["paid_purchases"])
+
+
+def test_one_user_pays_then_buys_free_then_pays_again_on_one_session(stack_env):
+    """After a payment every request of the user carries that learner's token, the LMS's
+    included, and both services' cookies share one jar (127.0.0.1, any port): neither may
+    upset the next purchase."""
+    output = edx2015_wire.run(
+        "locustfiles/edx2015/locustfile.py",
+        ["paid", "free", "paid", "free"],
+        host=stack_env["LMS_URL"],
+        env=stack_env,
+    )
+    assert output["tasks"] == [None, None, None, None]
+    assert {name: counts for name, counts in output["stats"].items() if counts[1]} == {}
+    assert output["stats"]["POST /api/commerce/v0/baskets/"] == [2, 0]
+    assert output["stats"]["POST /payment/cybersource/notify/"] == [2, 0]
