@@ -79,5 +79,5 @@ def figures(run, summary: dict) -> dict:
         "receipts": results.successes(recorder.steps, recorder.outside_plan, (RECEIPT,)),
         "orders": audit.get("orders"),
         "orders_by_status": audit.get("orders_by_status"),
-        "payments": audit.get("payments"),  # once the audit counts them
+        "payments": audit.get("payments"),  # the audit's payment counts
     }

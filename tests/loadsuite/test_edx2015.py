@@ -70,8 +70,9 @@ def test_the_paid_purchases_of_the_2015_client(stack_env):
     assert client["free_purchases"] == 0
     assert_every_purchase_audited(summary, client["paid_purchases"])
     assert client["receipts"] == client["paid_purchases"]  # every paid order read back
-    if client["payments"] is not None:
-        assert client["payments"] == client["paid_purchases"]
+    payments = client["payments"]  # the audit's payment counts
+    assert payments["paid_orders"] == payments["settled"] == client["paid_purchases"] > 0
+    assert payments["unsettled"] == payments["without_order"] == payments["refund_owed"] == 0
 
 
 def test_the_2015_mix_of_free_and_paid_purchases(stack_env):
