@@ -3,13 +3,11 @@ line status. Only enrollment in a course seat exists today."""
 
 import logging
 
-import requests
 from django.conf import settings
 
-from common import timing
+from common import http_client, timing
 from common.contract import paths
 from common.contract.statuses import LINE
-from common.http_client import reused_session
 from ecommerce.courses.seats import enrollment_target
 
 logger = logging.getLogger(__name__)
@@ -35,19 +33,20 @@ class EnrollmentFulfillmentModule:
         }
         try:
             with timing.outbound("lms"):
-                response = reused_session().post(
+                # A redirect is not followed (it would turn the POST into a GET, which an LMS
+                # may answer 200 without enrolling anyone). The API is idempotent, so a call
+                # on a kept-alive connection the LMS had just closed is sent again.
+                response = http_client.post(
                     settings.LMS_URL + paths.ENROLLMENT,
                     json=body,
                     headers={"X-Edx-Api-Key": settings.EDX_API_KEY},
                     timeout=timeout,
-                    # A redirect would turn the POST into a GET, which an LMS may answer 200
-                    # without enrolling anyone.
-                    allow_redirects=False,
+                    idempotent=True,
                 )
-        except requests.Timeout:
+        except http_client.Timeout:
             logger.warning("order %s: enrollment timed out", order.number)
             return LINE.FULFILLMENT_TIMEOUT_ERROR
-        except requests.RequestException as exc:
+        except http_client.RequestError as exc:
             logger.warning("order %s: enrollment failed: %s", order.number, exc)
             return LINE.FULFILLMENT_NETWORK_ERROR
         if 200 <= response.status_code < 300:

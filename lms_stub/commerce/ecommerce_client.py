@@ -1,11 +1,9 @@
 """Calling ecommerce's order API on behalf of a learner."""
 
-import requests
 from django.conf import settings
 
-from common import timing
+from common import http_client, timing
 from common.contract import paths, tokens
-from common.http_client import reused_session
 
 
 def learner_token(user) -> str:
@@ -19,11 +17,12 @@ def learner_token(user) -> str:
     )
 
 
-def create_order(user, sku: str) -> requests.Response:
+def create_order(user, sku: str) -> http_client.Reply:
     """POST /api/v2/baskets/ with checkout: place and fulfil the order. May raise
-    requests.Timeout or requests.RequestException."""
+    http_client.Timeout or http_client.RequestError. Not repeated on a broken connection (the
+    order may have been placed): the learner is told, and a second purchase is answered 409."""
     with timing.outbound("ecommerce"):
-        response = reused_session().post(
+        response = http_client.post(
             settings.ECOMMERCE_URL + paths.BASKETS,
             json={"products": [{"sku": sku}], "checkout": True},
             headers=tokens.authorization(learner_token(user)),
@@ -33,11 +32,11 @@ def create_order(user, sku: str) -> requests.Response:
     return response
 
 
-def read_order(user, number: str) -> requests.Response:
+def read_order(user, number: str) -> http_client.Reply:
     """GET /api/v2/orders/{number}/ as the learner (ecommerce answers 404 for others' orders);
     the number is one path segment whatever it holds (common.contract.paths.segment)."""
     with timing.outbound("ecommerce"):
-        response = reused_session().get(
+        response = http_client.get(
             settings.ECOMMERCE_URL + paths.order(number),
             headers=tokens.authorization(learner_token(user)),
             timeout=settings.ECOMMERCE_TIMEOUT,

@@ -10,11 +10,10 @@ directly, through the payment processor.
 Never a bare 500: every ecommerce outcome is mapped to a status and a JSON body that says it.
 """
 
-import requests
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import JsonResponse
 
-from common import dbpool
+from common import dbpool, http_client
 from common.contract import errors as contract
 from common.contract.courses import FREE_MODE
 from lms_stub.commerce import ecommerce_client
@@ -44,15 +43,15 @@ def baskets(request):
             f"Course {course_id!r} has no free seat; buy it from ecommerce.",
             course_id=course_id,
         )
-    if Enrollment.objects.filter(user=request.user.username, course_id=course_id, is_active=True).exists():
+    if _enrolled(request.user.username, course_id):
         return error(409, "already_enrolled", f"Already enrolled in {course_id}.", course_id=course_id)
 
     dbpool.release()  # no pooled connection is held while ecommerce works (it calls us back)
     try:
         response = ecommerce_client.create_order(request.user, seat.sku)
-    except requests.Timeout:
+    except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.", course_id=course_id)
-    except requests.RequestException as exc:
+    except http_client.RequestError as exc:
         return error(
             502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
         )
@@ -70,13 +69,25 @@ def order(request, number: str):
     dbpool.release()
     try:
         response = ecommerce_client.read_order(request.user, number)
-    except requests.Timeout:
+    except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.")
-    except requests.RequestException as exc:
+    except http_client.RequestError as exc:
         return error(
             502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
         )
     return _read_answer(response)
+
+
+# Composed once rather than by the ORM at every purchase (about 0.5 ms of CPU each time).
+_ENROLLED = (
+    f"SELECT 1 FROM {Enrollment._meta.db_table} WHERE `user` = %s AND course_id = %s AND is_active LIMIT 1"
+)
+
+
+def _enrolled(username: str, course_id: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(_ENROLLED, [username, course_id])
+        return cursor.fetchone() is not None
 
 
 def _read_answer(response):

@@ -16,15 +16,13 @@ connection is held while ecommerce is called (it calls this service back to enro
 
 import re
 
-import requests
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from common import timing
+from common import http_client, timing
 from common.contract import cybersource
-from common.http_client import reused_session
 from lms_stub.http import BadRequest, allow_methods, api_view, error
 from lms_stub.processor import pages
 
@@ -68,12 +66,17 @@ def confirm(request):
     )
     try:
         with timing.outbound("ecommerce"):
-            answer = reused_session().post(
-                settings.LMS_PAYMENT_NOTIFY_URL, data=notification, timeout=settings.ECOMMERCE_TIMEOUT
+            # ecommerce takes a notification once and answers a repeat as a replay, so one sent
+            # on a connection ecommerce had just closed is sent again.
+            answer = http_client.post(
+                settings.LMS_PAYMENT_NOTIFY_URL,
+                form=notification,
+                timeout=settings.ECOMMERCE_TIMEOUT,
+                idempotent=True,
             )
-    except requests.Timeout:
+    except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer the notification in time.")
-    except requests.RequestException as exc:
+    except http_client.RequestError as exc:
         return error(
             502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
         )

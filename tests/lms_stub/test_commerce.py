@@ -6,8 +6,9 @@ import socket
 import threading
 
 import pytest
-import requests
+from urllib3 import HTTPHeaderDict
 
+from common import http_client
 from common.contract.courses import seat
 from lms_stub.commerce.views import _answer, _read_answer
 from lms_stub.enrollment.models import Enrollment
@@ -87,12 +88,9 @@ def test_silent_ecommerce_is_504_after_the_timeout(csrf_client, learner, setting
     assert response.json()["error"] == "ecommerce_timeout"
 
 
-def fake_response(status: int, body, headers=None) -> requests.Response:
-    response = requests.Response()
-    response.status_code = status
-    response._content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    response.headers.update(headers or {})
-    return response
+def fake_response(status: int, body, headers=None) -> http_client.Reply:
+    content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    return http_client.Reply(status, HTTPHeaderDict(headers or {}), content)
 
 
 ORDER = {"number": "100001", "status": "Complete", "lines": []}
@@ -173,12 +171,11 @@ def test_the_order_number_is_one_path_segment_of_ecommerces_url(monkeypatch, set
 
     requested = []
 
-    class Session:
-        def get(self, url, **kwargs):
-            requested.append(url)
-            return requests.Response()
+    def get(url, **kwargs):
+        requested.append(url)
+        return http_client.Reply(404, HTTPHeaderDict(), b"{}")
 
-    monkeypatch.setattr(ecommerce_client, "reused_session", Session)
+    monkeypatch.setattr(ecommerce_client.http_client, "get", get)
     ecommerce_client.read_order(User(username="ada", email="ada@example.com"), number)
     assert requested == [f"{settings.ECOMMERCE_URL}/api/v2/orders/{segment}/"]
 
