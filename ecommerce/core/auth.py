@@ -23,6 +23,7 @@ from rest_framework import authentication, exceptions
 
 from common import strict_json
 from common.contract import tokens
+from common.rows import by_unique
 
 USERNAME_PATTERN = re.compile(r"^[\w.@+-]{1,150}\Z")
 MAX_TOKEN_LENGTH = 4096
@@ -76,9 +77,8 @@ def decode_token(token: bytes) -> dict:
 def user_for_claims(claims: dict):
     """The learner the token speaks for: the stored user, or an unsaved one on first sight."""
     User = get_user_model()
-    try:
-        user = User._default_manager.get(username=claims["username"])
-    except User.DoesNotExist:
+    user = by_unique(User, User.USERNAME_FIELD, claims["username"])
+    if user is None:
         return User(username=claims["username"], email=claims["email"])
     if not user.is_active:
         raise exceptions.AuthenticationFailed("This user is inactive.")

@@ -1,0 +1,39 @@
+"""common.rows.by_unique: one row by a unique column, as the ORM would load it."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from common.rows import by_unique
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_row_is_loaded_as_the_orm_loads_it(django_assert_num_queries):
+    User = get_user_model()
+    stored = User.objects.create_user("ada", "ada@example.com", "pw", first_name="Ada")
+    with django_assert_num_queries(1):
+        user = by_unique(User, "username", "ada")
+    expected = User.objects.get(pk=stored.pk)
+    assert {f.attname: getattr(user, f.attname) for f in User._meta.concrete_fields} == {
+        f.attname: getattr(expected, f.attname) for f in User._meta.concrete_fields
+    }
+    assert not user._state.adding
+    assert by_unique(User, "id", stored.pk).username == "ada"
+
+
+def test_no_row_is_none():
+    assert by_unique(get_user_model(), "username", "nobody") is None
+
+
+def test_the_match_is_the_columns_own():
+    """The username column compares as MariaDB compares it: what the ORM's get() would find."""
+    User = get_user_model()
+    User.objects.create_user("Bea", "bea@example.com", "pw")
+    expected = User.objects.filter(username="bea").first()
+    found = by_unique(User, "username", "bea")
+    assert (found and found.pk) == (expected and expected.pk)
+
+
+def test_a_column_that_is_not_unique_is_refused():
+    with pytest.raises(ValueError, match="not unique"):
+        by_unique(get_user_model(), "email", "ada@example.com")
