@@ -95,6 +95,7 @@ DATABASES = {"default": mysql_database("LMS", env_str("LMS_DB_NAME"))}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+AUTHENTICATION_BACKENDS = ["lms_stub.learners.backends.LearnerBackend"]
 
 # /auto_auth hashes a password for every learner a load run creates: see lms_stub/learners/hashers.py.
 PASSWORD_HASHERS = [

@@ -23,6 +23,28 @@ def test_each_call_creates_and_logs_in_a_new_learner(client):
     assert get_user_model().objects.filter(username__in=names).count() == 2
 
 
+def test_a_fresh_learner_costs_one_insert_and_no_transaction(client):
+    """A load run calls /auto_auth for every purchase: a learner of the stand-in's own naming is
+    one INSERT, committed by itself (no SET autocommit, savepoint or look-up first)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get("/auto_auth")
+    assert response.status_code == 201
+    assert [q["sql"].split()[0] for q in captured.captured_queries] == ["INSERT"]
+
+
+def test_a_learner_named_in_the_query_is_looked_for_first(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get("/auto_auth", {"username": "grace"})
+    assert response.status_code == 201
+    assert [q["sql"].split()[0] for q in captured.captured_queries] == ["SELECT", "INSERT"]
+
+
 def test_the_learner_stays_logged_in_for_later_requests(client):
     client.get("/auto_auth")
     response = client.post("/api/commerce/v0/baskets/", "{}", content_type="application/json")
@@ -69,7 +91,7 @@ def test_the_username_email_and_password_asked_for_are_honoured(client):
     )
     user = get_user_model().objects.get(username="Ada.L")
     assert user.email == "ada@lovelace.example" and user.check_password("s3cret")
-    assert user.password.startswith("pbkdf2_sha256_loadtest$1000$")  # see lms_stub/learners/hashers.py
+    assert user.password.startswith("pbkdf2_sha256_loadtest$100$")  # see lms_stub/learners/hashers.py
 
 
 def test_an_existing_learner_needs_its_password(client):

@@ -6,6 +6,8 @@ import socket
 import threading
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from urllib3 import HTTPHeaderDict
 
 from common import http_client
@@ -204,10 +206,13 @@ def test_the_lms_sells_the_courses_free_seat(csrf_client, learner, settings):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     settings.ECOMMERCE_URL = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        response = buy(csrf_client, seat(2).course_id)
+        with CaptureQueriesContext(connection) as captured:
+            response = buy(csrf_client, seat(2).course_id)
     finally:
         server.shutdown()
         server.server_close()
     assert response.status_code == 201
     assert received == [{"products": [{"sku": seat(2).sku}], "checkout": True}]
+    # The stand-in's own cost per purchase: the session's learner and the enrollment check.
+    assert len(captured.captured_queries) == 2
     assert seat(2).mode == "honor" and not seat(2).is_paid
