@@ -51,6 +51,7 @@ def findings(summary: dict) -> list[dict]:
         *audit_findings(summary),
         *load_generator_findings(summary),
         *busiest_process_findings(summary),
+        *cpu_findings(summary),
         *index_findings(summary),
         *thin_findings(summary),
         *missed_findings(summary),
@@ -312,13 +313,49 @@ def busiest_process_findings(summary: dict) -> list[dict]:
     cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
     level = "info"
     if cores:
-        used = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
-        share = used / cores
-        text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        stack = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
+        machine = row.get("machine_cpu_percent")
+        if machine is None:  # a run from before the machine was read: the stack's share only
+            share = stack / cores
+            text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        else:  # the machine's busy time: the kernel's share and any other process count too
+            share = machine / cores
+            text += (
+                f"; the machine's {plural(cores, 'core')} were {share:.0f} % busy then (the stack "
+                f"with Locust {stack / cores:.0f} %, everything else {max(machine - stack, 0) / cores:.0f} %)"
+            )
         if share >= NEAR_FULL_CORE:
             level = "warning"
             text += ", so the host's CPU was nearly full"
+        else:
+            text += f", so {100 - share:.0f} % of the host's CPU was to spare"
     return [_finding(level, text + ".")]
+
+
+def cpu_findings(summary: dict) -> list[dict]:
+    """The run's CPU per purchase: the services' total and split, Locust's and the machine's."""
+    figures = summary.get("cpu_ms_per_purchase")
+    if not figures:
+        return []
+    if figures.get("services") is None:
+        return [_finding("warning", "No CPU per purchase: the run completed no purchase in its steps.")]
+    split = ", ".join(
+        f"{group} {figures[group]:g}"
+        for group in ("ecommerce", "lms_stub", "mariadb", "rollup")
+        if figures.get(group) is not None
+    )
+    text = f"The services spent {figures['services']:g} ms of CPU per purchase ({split})"
+    extra = [
+        f"{name} {figures[key]:g} ms"
+        for name, key in (("Locust", "locust"), ("the whole machine", "machine"))
+        if figures.get(key) is not None
+    ]
+    if extra:
+        text += "; " + ", ".join(extra)
+    mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
+    if mix:
+        text += f", over {mix.get('free', 0)} free and {mix.get('paid', 0)} paid purchases"
+    return [_finding("info", text + ".")]
 
 
 def index_findings(summary: dict) -> list[dict]:

@@ -29,7 +29,18 @@ from locust.runners import MasterRunner, WorkerRunner
 
 from common.contract.server_timing import parse as parse_server_timing
 from common.environment import get
-from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
+from locustfiles.suite import (
+    audit,
+    cpu,
+    findings,
+    profiles,
+    provenance,
+    report,
+    results,
+    services,
+    thresholds,
+)
+from locustfiles.suite.learner_settings import load_settings
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -397,6 +408,7 @@ class LoadRun:
             ran = [r for r in ran if r["index"] <= self.broken]
         for row in ran:
             row["label"] = self.profile.label(plan.steps[row["index"]])
+            cpu.account(row, self.profile.purchase_endpoints)
         # A warm-up is reported apart: not a step, not in "all", thresholds or verdict.
         warm_up = next((r for r in ran if plan.steps[r["index"]].warm_up), None)
         all_rows = ran
@@ -433,6 +445,10 @@ class LoadRun:
             "profile_sections": list(self.profile.sections),
         }
         summary["config"]["locust_workers"] = summary["load"]["locust_workers"]
+        # The learners' configured mix, beside the measured one (edX's client has its own).
+        weights = None if self.profile.purchase_endpoints else load_settings(self.env)["weights"]
+        summary["cpu_accounting"] = cpu.run_accounting(ran, weights)
+        summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
         summary.update(self.profile.settle(self))
         summary["audit"] = self._audit(successes)
         summary["db"] = _db_totals(all_rows)  # the whole run, as the audit
