@@ -133,13 +133,39 @@ def capacity_findings(summary: dict) -> list[dict]:
     steps = summary.get("steps", [])
     broken = next((r for r in steps if not r.get("held", True)), None)
     after = f"; {label(broken)} did not" if broken else "; no step broke them"
+    found = []
     if capacity is None:
-        return [_finding("problem", "No step held the thresholds, so the capacity was not reached.")]
-    return [
-        _finding(
-            "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+        found.append(_finding("problem", "No step held the thresholds, so the capacity was not reached."))
+    else:
+        found.append(
+            _finding(
+                "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+            )
         )
-    ]
+    model = summary.get("scalability")
+    if model:
+        found.append(_finding("info", scalability_sentence(model)))
+    return found
+
+
+def scalability_sentence(model: dict) -> str:
+    """The USL's prediction beside the measured capacity, with its first caveat."""
+    if not model.get("fitted"):
+        return f"The Universal Scalability Law was not fitted to the steps: {model.get('not_fitted')}."
+    text = (
+        f"The Universal Scalability Law fitted to the steps (λ {model['lambda_rpm']:g} RPM, "
+        f"σ {model['sigma']:g}, κ {model['kappa']:g}) "
+    )
+    if model.get("peak_rpm") is None:
+        text += "predicts no peak within the model"
+        if model.get("ceiling_rpm") is not None:
+            text += f" (throughput levels off towards {model['ceiling_rpm']:g} RPM)"
+    else:
+        text += f"predicts a peak of {model['peak_rpm']:g} RPM at {model['n_star']:g} purchases in flight"
+    measured = model.get("measured_capacity_rpm")
+    text += f", against {measured:g} RPM measured" if measured is not None else ", and no step held"
+    caveats = [c for c in model.get("caveats") or [] if not c.startswith("No peak predicted")]
+    return " ".join([text + ".", *caveats])
 
 
 def p95_findings(summary: dict) -> list[dict]:

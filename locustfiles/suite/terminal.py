@@ -1,6 +1,9 @@
-"""What a headless run prints when it ends: the verdict with each broken threshold, the
+"""What a headless run prints when it ends: the verdict with each broken threshold (for a
+capacity run, the Universal Scalability Law's predicted peak beside the measured capacity), the
 per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
 (run.py prints the folder's path after them)."""
+
+from locustfiles.suite import scalability
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),
@@ -112,6 +115,8 @@ def lines(summary: dict) -> list[str]:
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
         if broken and summary["steps"]:
             out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
+        if summary.get("scalability"):
+            out.append(scalability.words(summary["scalability"]))
     else:
         out += [f"  broken threshold: {b}" for b in broken]
     warm = summary.get("warm_up")

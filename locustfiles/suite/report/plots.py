@@ -13,6 +13,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from locustfiles.suite.findings import label  # noqa: E402
 from locustfiles.suite.report.sections import TIME_SPLIT, locust_percent, time_split  # noqa: E402
+from locustfiles.suite.scalability import usl  # noqa: E402
 
 DPI = 90
 # p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile
@@ -295,6 +296,52 @@ def resources(summary: dict, path: Path) -> bool:
     return True
 
 
+def scalability(summary: dict, path: Path) -> bool:
+    """The steps' measured throughput against their concurrency, the fitted USL curve, its
+    peak, and the measured capacity."""
+    found = summary.get("scalability") or {}
+    points = found.get("points") or []
+    if not found.get("fitted") or not points:
+        return False
+    lam, sigma, kappa = found["lambda_rpm"], found["sigma"], found["kappa"]
+    n = [p["n"] for p in points]
+    top = max(n) * 1.15
+    if found.get("n_star") is not None:
+        top = max(top, min(found["n_star"] * 1.3, max(n) * 4))
+    curve_n = [top * i / 200 for i in range(1, 201)]
+    fig, ax = plt.subplots(figsize=(7.5, 4.4))
+    ax.plot(curve_n, [usl(v, lam, sigma, kappa) for v in curve_n], color="tab:blue", label="USL fit")
+    ax.plot(n, [p["x_rpm"] for p in points], "o", color="tab:orange", label="steps (measured)")
+    for p in points:
+        ax.annotate(p["label"], (p["n"], p["x_rpm"]), xytext=(4, -10), textcoords="offset points", fontsize=7)
+    if found.get("n_star") is not None and found["n_star"] <= top:
+        ax.plot(
+            [found["n_star"]],
+            [found["peak_rpm"]],
+            "*",
+            color="tab:red",
+            markersize=12,
+            label="predicted peak",
+        )
+    if found.get("measured_capacity_rpm") is not None:
+        ax.axhline(
+            found["measured_capacity_rpm"],
+            color="tab:green",
+            linestyle="--",
+            linewidth=1,
+            label="measured capacity",
+        )
+    ax.set_xlabel("N: purchases in flight (Little's law)")
+    ax.set_ylabel("X: purchases answered per minute")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Universal Scalability Law fitted to the steps")
+    _save(fig, path)
+    return True
+
+
 PLOTS = {
     "percentiles.png": percentiles,
     "timeline.png": timeline,
@@ -303,6 +350,7 @@ PLOTS = {
     "soak_size.png": soak_size,
     "time_split.png": time_split_plot,
     "resources.png": resources,
+    "scalability.png": scalability,
 }
 
 

@@ -6,6 +6,7 @@ A block is text ({"kind": "text", "text"}), a table ({"kind": "table", "headers"
 block holds markup: the templates turn the same data into HTML and Markdown.
 """
 
+from locustfiles.suite import scalability
 from locustfiles.suite.cpu import mix_words
 from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
 from locustfiles.suite.histogram import PERCENTILES
@@ -717,7 +718,58 @@ def capacity(summary: dict) -> dict:
             ],
         ),
         image("capacity.png", "Achieved RPM against p95"),
+        *scalability_blocks(summary.get("scalability")),
     )
+
+
+def scalability_blocks(found: dict | None) -> list:
+    """The Universal Scalability Law fitted to the steps: what N and X are, the parameters, the
+    predicted peak beside the measured capacity, the caveats, the points and the plot."""
+    if not found:
+        return []
+    fitted = found.get("fitted")
+    intro = text(
+        "The knee, modelled: the Universal Scalability Law, X(N) = λN / (1 + σ(N − 1) + κN(N − 1)), "
+        "fitted by least squares to the steps. N is each step's mean concurrency by Little's law: "
+        "order requests per second × their mean response time, the purchases in flight. X is the "
+        "order requests answered 2xx per minute. λ is the throughput of one purchase in flight "
+        "alone, σ the share that serialises (contention), κ the cost of every request in flight "
+        "slowing the others (coherency); with κ > 0 throughput peaks at N* = √((1 − σ)/κ)."
+    )
+    rows = []
+    if fitted:
+        rows = [
+            ["λ (RPM at N = 1)", found["lambda_rpm"]],
+            ["σ (contention)", found["sigma"]],
+            ["κ (coherency)", found["kappa"]],
+            ["N* (purchases in flight at the peak)", found["n_star"]],
+            ["predicted peak RPM, X(N*)", found["peak_rpm"] if found["peak_rpm"] is not None else "no peak"],
+            ["measured capacity RPM", found.get("measured_capacity_rpm")],
+            ["R² of the fit (X)", found.get("r_squared")],
+            ["RMS error of the fit (RPM)", found.get("rmse_rpm")],
+        ]
+        if found.get("ceiling_rpm") is not None:
+            rows.insert(5, ["ceiling λ/σ (RPM, κ = 0)", found["ceiling_rpm"]])
+    fitted_rpm = found.get("fitted_rpm") or [None] * len(found["points"])
+    return [
+        text(scalability.words(found) + "."),
+        intro,
+        table(["Universal Scalability Law", ""], rows) if rows else None,
+        *[text("⚠ " + caveat) for caveat in found.get("caveats") or []],
+        table(
+            ["step", "target RPM", "N (in flight)", "X measured (RPM)", "X fitted (RPM)"],
+            [
+                [p["label"], p["target_rpm"], p["n"], p["x_rpm"], model]
+                for p, model in zip(found["points"], fitted_rpm, strict=True)
+            ],
+            caption="The steps as points of the model:",
+        )
+        if found["points"]
+        else None,
+        image("scalability.png", "Measured throughput against concurrency, with the fitted USL curve")
+        if fitted
+        else None,
+    ]
 
 
 def _rss_note(summary: dict, trend: dict) -> str:
