@@ -20,6 +20,7 @@ from locustfiles.suite.profiles import plural
 NOISE_PCT = 10.0
 NOISE_MS = 5.0
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
+SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
 LEVELS = ("problem", "warning", "info")
 
 
@@ -51,6 +52,7 @@ def findings(summary: dict) -> list[dict]:
         *audit_findings(summary),
         *load_generator_findings(summary),
         *busiest_process_findings(summary),
+        *shared_machine_findings(summary),
         *cpu_findings(summary),
         *index_findings(summary),
         *thin_findings(summary),
@@ -356,6 +358,29 @@ def busiest_process_findings(summary: dict) -> list[dict]:
         else:
             text += f", so {100 - share:.0f} % of the host's CPU was to spare"
     return [_finding(level, text + ".")]
+
+
+def shared_machine_findings(summary: dict) -> list[dict]:
+    """Whether something outside the stack and Locust took a real share of the machine's CPU
+    (the kernel's own work for the traffic, a profiler, another job on the machine)."""
+    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    others = [
+        (row["other_cpu_percent"], row) for row in summary.get("steps", []) if row.get("other_cpu_percent")
+    ]
+    if not cores or not others:
+        return []
+    other, row = max(others, key=lambda o: o[0])
+    share = other / cores
+    if share < SHARED_MACHINE_PCT:
+        return []
+    return [
+        _finding(
+            "warning",
+            f"Processes outside the stack and Locust used {share:.0f} % of the machine's CPU at "
+            f"{label(row)} ({other:g} % of one core: the kernel's own work, a profiler or another job): "
+            "the run shared the machine, and its response times may show it.",
+        )
+    ]
 
 
 def cpu_findings(summary: dict) -> list[dict]:

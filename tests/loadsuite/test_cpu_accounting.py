@@ -250,6 +250,20 @@ def test_findings_judge_spare_cpu_on_the_whole_machine():
     assert busiest["text"].endswith("so the host's CPU was nearly full.")
 
 
+def test_a_machine_shared_with_other_work_is_a_warning():
+    # At 1 user the stack and Locust use 120 % of one core: the machine's 190 % leaves 70 %.
+    (said,) = [f for f in findings.findings(summary(machine_cpu=190.0)) if "shared the machine" in f["text"]]
+    assert said == {
+        "level": "warning",
+        "text": "Processes outside the stack and Locust used 35 % of the machine's CPU at 1 user (70 % of "
+        "one core: the kernel's own work, a profiler or another job): the run shared the machine, and "
+        "its response times may show it.",
+    }
+    # 150 %: at most 30 % of one core, 15 % of the machine, is the kernel's share of a run.
+    assert not [f for f in findings.findings(summary(machine_cpu=150.0)) if "shared the machine" in f["text"]]
+    assert not [f for f in findings.findings(summary(machine_cpu=None)) if "shared the machine" in f["text"]]
+
+
 def test_a_finding_gives_the_runs_cpu_per_purchase():
     planted = summary()
     f = planted["cpu_ms_per_purchase"]

@@ -752,8 +752,8 @@ def scalability_blocks(found: dict | None) -> list:
             rows.insert(5, ["ceiling λ/σ (RPM, κ = 0)", found["ceiling_rpm"]])
     fitted_rpm = found.get("fitted_rpm") or [None] * len(found["points"])
     return [
-        text(scalability.words(found) + "."),
         intro,
+        text(scalability.words(found) + "."),
         table(["Universal Scalability Law", ""], rows) if rows else None,
         *[text("⚠ " + caveat) for caveat in found.get("caveats") or []],
         table(
