@@ -260,6 +260,8 @@ def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
     found.update(
         {
             "fitted": True,
+            # λ, and σ and κ unless the fit held them on a bound (σ = 0 or 1, κ = 0)
+            "parameters_fitted": 1 + len(fitted["free"]),
             "lambda_rpm": round(lam, 1),
             "sigma": _significant(sigma),
             "kappa": _significant(kappa),
@@ -290,9 +292,15 @@ def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
             f"The peak is an extrapolation: N* = {found['n_star']:g} lies beyond the highest concurrency "
             f"measured ({max(n):g})."
         )
-    if len(points) == MIN_POINTS:
+    spare = len(points) - found["parameters_fitted"]
+    if spare == 0:
         caveats.append(
-            f"Only {MIN_POINTS} steps for three parameters: the curve passes through them, so "
-            "nothing checks the model; more steps make it a test."
+            f"Only {len(points)} steps for {len(points)} fitted parameters: the curve passes through "
+            "them, so nothing checks the model; more steps make it a test."
+        )
+    elif spare == 1:
+        caveats.append(
+            f"Only {len(points)} steps for {found['parameters_fitted']} fitted parameters: one step's "
+            "worth checks the model; more steps make it a test."
         )
     return found

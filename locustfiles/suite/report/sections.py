@@ -755,7 +755,8 @@ def scalability_blocks(found: dict | None) -> list:
         intro,
         text(scalability.words(found) + "."),
         table(["Universal Scalability Law", ""], rows) if rows else None,
-        *[text("⚠ " + caveat) for caveat in found.get("caveats") or []],
+        # (not fitted: the line above says why, and that is the only caveat)
+        *[text("⚠ " + caveat) for caveat in (found.get("caveats") or []) if fitted],
         table(
             ["step", "target RPM", "N (in flight)", "X measured (RPM)", "X fitted (RPM)"],
             [
