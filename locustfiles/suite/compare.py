@@ -111,7 +111,8 @@ def markdown(result: dict, a_path: str, b_path: str) -> str:
     ]
     for row in [*result["steps"], result["overall"]]:
         rps = row["rps"]
-        rps_cell = "–" if rps.get("ms") is None else f"{rps['a']:g} → {rps['b']:g} ({rps['pct']:+g} %)"
+        pct = "–" if rps.get("pct") is None else f"{rps['pct']:+g} %"  # no % of a step with 0 RPS
+        rps_cell = "–" if rps.get("ms") is None else f"{rps['a']:g} → {rps['b']:g} ({pct})"
         lines.append(f"| {row['step']} | {rps_cell} | " + " | ".join(_cell(row[k]) for k in KEYS) + " |")
     cpu = result.get("cpu_ms_per_purchase")
     if cpu:
