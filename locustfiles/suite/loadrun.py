@@ -78,6 +78,7 @@ class LoadRun:
         self.request_log = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
+        self.cpu_at_start = _own_cpu_seconds()  # a worker's, when the run's start reached it
         self._reading_step: int | None = None  # the step whose server reading is open
         self._printed: set[int] = set()  # steps whose progress line was printed
         self._before: dict = {}
@@ -142,7 +143,10 @@ class LoadRun:
 
     def on_report_to_master(self, client_id, data):
         data["suite"] = self.recorder.drain()
-        data["suite_cpu"] = [f"worker-{self.runner.worker_index}", time.time(), _own_cpu_seconds()]
+        # CPU since the run began here: the master counts a worker from 0 at the run's start,
+        # and the worker's start-up (importing Locust, gevent, the suite) is not the run's.
+        used = _own_cpu_seconds() - self.cpu_at_start
+        data["suite_cpu"] = [f"worker-{self.runner.worker_index}", time.time(), used]
 
     def on_stopping(self, environment, **_):
         """No new journey starts once the test is stopping (open-model users may be asleep
@@ -150,6 +154,7 @@ class LoadRun:
         self.stopping = True
 
     def on_start_message(self, environment, msg, **_):
+        self.cpu_at_start = _own_cpu_seconds()
         self.stopping = False
         self.t0, self.workers = msg.data["t0"], msg.data["workers"]
         self.recorder.t0 = self.t0
