@@ -165,11 +165,12 @@ def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
     assert (payments["unsettled"], payments["enrolled_unpaid"], payments["without_order"]) == (0, 0, 0)
     assert payments["notifications"] == {"placed": paid}
     assert summary["provenance"]["load"]["weights"] == {"buy": 1, "pay": 1, "read": 1}
-    # CPU per purchase of the run's mix: the paid purchases are counted (their order read back).
+    # CPU per purchase of the run's mix: the paid purchases are counted (their order read back
+    # 200, in the step the read started in, as the free ones' answers).
     assert_cpu_per_purchase(summary)
     assert summary["cpu_accounting"]["mix"] == {
-        "free": arrivals - paid,
-        "paid": paid,
+        "free": summary["steps"][0]["statuses"]["201"],
+        "paid": endpoints[paid_journey.ORDER_READ]["statuses"]["200"],
         "buy_weight": 1,
         "pay_weight": 1,
     }
