@@ -4,8 +4,9 @@ Steps are matched by position. For every percentile the report gives B - A in ms
 and marks a difference significant only when it is beyond the noise floor: at least
 NOISE_PCT percent (default 10) and at least NOISE_MS milliseconds (default 5). Two runs of
 the same configuration on this machine differed by up to about 8 % (docs/decisions.md), so
-smaller differences say nothing. The comparison goes to var/runs/<timestamp>-compare/ and its
-path is the last line printed.
+smaller differences say nothing. When both runs measured it, each process group's CPU ms per
+purchase over the run follows, A to B (significant at NOISE_PCT percent). The comparison goes
+to var/runs/<timestamp>-compare/ and its path is the last line printed.
 """
 
 import datetime
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from common.environment import get
+from locustfiles.suite.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.findings import NOISE_MS, NOISE_PCT, delta, label
 from locustfiles.suite.histogram import PERCENTILES
 
@@ -56,7 +58,28 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
         "steps": rows,
         "overall": overall,
         "significant": sum(1 for row in [*rows, overall] for key in KEYS if row[key]["significant"]),
+        "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct),
     }
+
+
+def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | None:
+    """Each group's CPU ms per purchase, A against B, when both runs measured it; a change is
+    significant at noise_pct % (the milliseconds floor is for response times, not CPU)."""
+    found_a, found_b = a.get("cpu_ms_per_purchase"), b.get("cpu_ms_per_purchase")
+    if not found_a or not found_b:
+        return None
+    return {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
+
+
+def _cpu_cell(d: dict) -> str:
+    if d.get("ms") is None:
+        return "–" if d.get("a") is None and d.get("b") is None else f"{_g(d.get('a'))} → {_g(d.get('b'))}"
+    pct = f", {d['pct']:+g} %" if d["pct"] is not None else ""
+    return f"{d['a']:g} → {d['b']:g} ({d['ms']:+g} ms{pct}){' **!**' if d['significant'] else ''}"
+
+
+def _g(value) -> str:
+    return "–" if value is None else f"{value:g}"
 
 
 def _cell(d: dict) -> str:
@@ -88,8 +111,22 @@ def markdown(result: dict, a_path: str, b_path: str) -> str:
     ]
     for row in [*result["steps"], result["overall"]]:
         rps = row["rps"]
-        rps_cell = "–" if rps.get("ms") is None else f"{rps['a']:g} → {rps['b']:g} ({rps['pct']:+g} %)"
+        pct = "–" if rps.get("pct") is None else f"{rps['pct']:+g} %"  # no % of a step with 0 RPS
+        rps_cell = "–" if rps.get("ms") is None else f"{rps['a']:g} → {rps['b']:g} ({pct})"
         lines.append(f"| {row['step']} | {rps_cell} | " + " | ".join(_cell(row[k]) for k in KEYS) + " |")
+    cpu = result.get("cpu_ms_per_purchase")
+    if cpu:
+        lines += [
+            "",
+            "CPU ms per purchase, the whole run (each cell: A → B; **!** at ≥ "
+            f"{result['noise_floor']['pct']:g} %):",
+            "",
+            "| " + " | ".join(CPU_KEYS) + " |",
+            "|" + "|".join(" --- " for _ in CPU_KEYS) + "|",
+            "| " + " | ".join(_cpu_cell(cpu[key]) for key in CPU_KEYS) + " |",
+        ]
+    else:
+        lines += ["", "CPU per purchase: not compared (not measured in both runs)."]
     return "\n".join(lines) + "\n"
 
 

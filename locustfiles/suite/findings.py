@@ -20,6 +20,7 @@ from locustfiles.suite.profiles import plural
 NOISE_PCT = 10.0
 NOISE_MS = 5.0
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
+SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
 LEVELS = ("problem", "warning", "info")
 
 
@@ -51,6 +52,8 @@ def findings(summary: dict) -> list[dict]:
         *audit_findings(summary),
         *load_generator_findings(summary),
         *busiest_process_findings(summary),
+        *shared_machine_findings(summary),
+        *cpu_findings(summary),
         *index_findings(summary),
         *thin_findings(summary),
         *missed_findings(summary),
@@ -132,13 +135,39 @@ def capacity_findings(summary: dict) -> list[dict]:
     steps = summary.get("steps", [])
     broken = next((r for r in steps if not r.get("held", True)), None)
     after = f"; {label(broken)} did not" if broken else "; no step broke them"
+    found = []
     if capacity is None:
-        return [_finding("problem", "No step held the thresholds, so the capacity was not reached.")]
-    return [
-        _finding(
-            "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+        found.append(_finding("problem", "No step held the thresholds, so the capacity was not reached."))
+    else:
+        found.append(
+            _finding(
+                "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+            )
         )
-    ]
+    model = summary.get("scalability")
+    if model:
+        found.append(_finding("info", scalability_sentence(model)))
+    return found
+
+
+def scalability_sentence(model: dict) -> str:
+    """The USL's prediction beside the measured capacity, with its first caveat."""
+    if not model.get("fitted"):
+        return f"The Universal Scalability Law was not fitted to the steps: {model.get('not_fitted')}."
+    text = (
+        f"The Universal Scalability Law fitted to the steps (λ {model['lambda_rpm']:g} RPM, "
+        f"σ {model['sigma']:g}, κ {model['kappa']:g}) "
+    )
+    if model.get("peak_rpm") is None:
+        text += "predicts no peak within the model"
+        if model.get("ceiling_rpm") is not None:
+            text += f" (throughput levels off towards {model['ceiling_rpm']:g} RPM)"
+    else:
+        text += f"predicts a peak of {model['peak_rpm']:g} RPM at {model['n_star']:g} purchases in flight"
+    measured = model.get("measured_capacity_rpm")
+    text += f", against {measured:g} RPM measured" if measured is not None else ", and no step held"
+    caveats = [c for c in model.get("caveats") or [] if not c.startswith("No peak predicted")]
+    return " ".join([text + ".", *caveats])
 
 
 def p95_findings(summary: dict) -> list[dict]:
@@ -312,13 +341,72 @@ def busiest_process_findings(summary: dict) -> list[dict]:
     cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
     level = "info"
     if cores:
-        used = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
-        share = used / cores
-        text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        stack = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
+        machine = row.get("machine_cpu_percent")
+        if machine is None:  # a run from before the machine was read: the stack's share only
+            share = stack / cores
+            text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        else:  # the machine's busy time: the kernel's share and any other process count too
+            share = machine / cores
+            text += (
+                f"; the machine's {plural(cores, 'core')} were {share:.0f} % busy then (the stack "
+                f"with Locust {stack / cores:.0f} %, everything else {max(machine - stack, 0) / cores:.0f} %)"
+            )
         if share >= NEAR_FULL_CORE:
             level = "warning"
             text += ", so the host's CPU was nearly full"
+        else:
+            text += f", so {100 - share:.0f} % of the host's CPU was to spare"
     return [_finding(level, text + ".")]
+
+
+def shared_machine_findings(summary: dict) -> list[dict]:
+    """Whether something outside the stack and Locust took a real share of the machine's CPU
+    (the kernel's own work for the traffic, a profiler, another job on the machine)."""
+    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    others = [
+        (row["other_cpu_percent"], row) for row in summary.get("steps", []) if row.get("other_cpu_percent")
+    ]
+    if not cores or not others:
+        return []
+    other, row = max(others, key=lambda o: o[0])
+    share = other / cores
+    if share < SHARED_MACHINE_PCT:
+        return []
+    return [
+        _finding(
+            "warning",
+            f"Processes outside the stack and Locust used {share:.0f} % of the machine's CPU at "
+            f"{label(row)} ({other:g} % of one core: the kernel's own work, a profiler or another job): "
+            "the run shared the machine, and its response times may show it.",
+        )
+    ]
+
+
+def cpu_findings(summary: dict) -> list[dict]:
+    """The run's CPU per purchase: the services' total and split, Locust's and the machine's."""
+    figures = summary.get("cpu_ms_per_purchase")
+    if not figures:
+        return []
+    if figures.get("services") is None:
+        return [_finding("warning", "No CPU per purchase: the run completed no purchase in its steps.")]
+    split = ", ".join(
+        f"{group} {figures[group]:g}"
+        for group in ("ecommerce", "lms_stub", "mariadb", "rollup")
+        if figures.get(group) is not None
+    )
+    text = f"The services spent {figures['services']:g} ms of CPU per purchase ({split})"
+    extra = [
+        f"{name} {figures[key]:g} ms"
+        for name, key in (("Locust", "locust"), ("the whole machine", "machine"))
+        if figures.get(key) is not None
+    ]
+    if extra:
+        text += "; " + ", ".join(extra)
+    mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
+    if mix:
+        text += f", over {mix.get('free', 0)} free and {mix.get('paid', 0)} paid purchases"
+    return [_finding("info", text + ".")]
 
 
 def index_findings(summary: dict) -> list[dict]:

@@ -29,7 +29,18 @@ from locust.runners import MasterRunner, WorkerRunner
 
 from common.contract.server_timing import parse as parse_server_timing
 from common.environment import get
-from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
+from locustfiles.suite import (
+    audit,
+    cpu,
+    findings,
+    profiles,
+    provenance,
+    report,
+    results,
+    services,
+    thresholds,
+)
+from locustfiles.suite.learner_settings import load_settings
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -67,6 +78,7 @@ class LoadRun:
         self.request_log = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
+        self.cpu_at_start = _own_cpu_seconds()  # a worker's, when the run's start reached it
         self._reading_step: int | None = None  # the step whose server reading is open
         self._printed: set[int] = set()  # steps whose progress line was printed
         self._before: dict = {}
@@ -131,7 +143,10 @@ class LoadRun:
 
     def on_report_to_master(self, client_id, data):
         data["suite"] = self.recorder.drain()
-        data["suite_cpu"] = [f"worker-{self.runner.worker_index}", time.time(), _own_cpu_seconds()]
+        # CPU since the run began here: the master counts a worker from 0 at the run's start,
+        # and the worker's start-up (importing Locust, gevent, the suite) is not the run's.
+        used = _own_cpu_seconds() - self.cpu_at_start
+        data["suite_cpu"] = [f"worker-{self.runner.worker_index}", time.time(), used]
 
     def on_stopping(self, environment, **_):
         """No new journey starts once the test is stopping (open-model users may be asleep
@@ -139,6 +154,7 @@ class LoadRun:
         self.stopping = True
 
     def on_start_message(self, environment, msg, **_):
+        self.cpu_at_start = _own_cpu_seconds()
         self.stopping = False
         self.t0, self.workers = msg.data["t0"], msg.data["workers"]
         self.recorder.t0 = self.t0
@@ -397,6 +413,7 @@ class LoadRun:
             ran = [r for r in ran if r["index"] <= self.broken]
         for row in ran:
             row["label"] = self.profile.label(plan.steps[row["index"]])
+            cpu.account(row, self.profile.purchase_endpoints)
         # A warm-up is reported apart: not a step, not in "all", thresholds or verdict.
         warm_up = next((r for r in ran if plan.steps[r["index"]].warm_up), None)
         all_rows = ran
@@ -433,6 +450,10 @@ class LoadRun:
             "profile_sections": list(self.profile.sections),
         }
         summary["config"]["locust_workers"] = summary["load"]["locust_workers"]
+        # The learners' configured mix, beside the measured one (edX's client has its own).
+        weights = None if self.profile.purchase_endpoints else load_settings(self.env)["weights"]
+        summary["cpu_accounting"] = cpu.run_accounting(ran, weights)
+        summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
         summary.update(self.profile.settle(self))
         summary["audit"] = self._audit(successes)
         summary["db"] = _db_totals(all_rows)  # the whole run, as the audit

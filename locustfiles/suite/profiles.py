@@ -192,7 +192,7 @@ class Capacity(Profile):
         return run.broken_step(now) is not None
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        from locustfiles.suite import thresholds
+        from locustfiles.suite import scalability, thresholds  # numpy: not for `make help`
 
         capacity, held = None, 0  # summary["steps"] holds the measured steps (no warm-up)
         for row in summary["steps"]:
@@ -204,6 +204,8 @@ class Capacity(Profile):
             capacity = row["target_rpm"]
         summary["capacity_rpm"] = capacity
         summary["capacity_steps_held"] = held
+        # The knee: the Universal Scalability Law fitted to the steps, its peak beside capacity.
+        summary["scalability"] = scalability.analyse(summary["steps"], capacity)
         judged = summary["steps"][-1] if summary["steps"] else {}
         reasons = [] if capacity is not None else ["no step held the thresholds"]
         return thresholds.judge(rules, judged)["checks"], reasons

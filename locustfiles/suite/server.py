@@ -1,6 +1,6 @@
-"""What the servers did during each step: CPU and memory of every process of the stack, and
-MariaDB's own counters; at the end, the SQL statements that cost the most time and those that
-used no index (performance_schema digests).
+"""What the servers did during each step: CPU and memory of every process of the stack, the
+whole machine's CPU (/proc/stat), and MariaDB's own counters; at the end, the SQL statements
+that cost the most time and those that used no index (performance_schema digests).
 
 Processes are found through the stack's pid files (var/run): each gunicorn master with its
 workers, the rollup loop, and mariadbd.
@@ -15,6 +15,7 @@ import psutil
 import pymysql
 
 from common.environment import get
+from locustfiles.suite.cpu import machine_busy_seconds
 
 GROUPS = {  # name: (pid file under VAR_DIR, with children)
     "ecommerce": ("run/ecommerce.pid", True),
@@ -84,22 +85,32 @@ class ServerSampler:
                 except psutil.Error:
                     continue
             self._peak_rss[group] = max(self._peak_rss.get(group, 0), rss[group])
-        return {"time": time.monotonic(), "cpu": cpu, "rss": rss, "status": self.status()}
+        return {
+            "time": time.monotonic(),
+            "cpu": cpu,
+            "machine": machine_busy_seconds(),
+            "rss": rss,
+            "status": self.status(),
+        }
 
     def sample_peak(self) -> None:
         """Called every few seconds between snapshots, for the peak memory of each group."""
         self.snapshot()
 
     def reading(self, before: dict, after: dict) -> dict:
-        """CPU % (of one core) and peak RSS of each group, MariaDB counter deltas, between two
-        snapshots. CPU of a process that is gone (a recycled worker) counts until its last
-        snapshot; a new process counts from its start."""
+        """CPU % (of one core) and peak RSS of each group, the machine's CPU % (every core's busy
+        time, also in % of one core: 200 % = two cores busy), MariaDB counter deltas, between
+        two snapshots, and the seconds between them. CPU of a process that is gone (a recycled
+        worker) counts until its last snapshot; a new process counts from its start."""
         wall = max(after["time"] - before["time"], 1e-6)
         cpu = {}
         for group, now in after["cpu"].items():
             then = before["cpu"].get(group, {})
             used = sum(seconds - then.get(pid, 0.0) for pid, seconds in now.items())
             cpu[group] = round(100 * max(used, 0.0) / wall, 1)
+        machine = None
+        if before.get("machine") is not None and after.get("machine") is not None:
+            machine = round(100 * max(after["machine"] - before["machine"], 0.0) / wall, 1)
         peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
         self._peak_rss = {}
         deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
@@ -110,6 +121,8 @@ class ServerSampler:
         }
         return {
             "cpu_percent": cpu,
+            "machine_cpu_percent": machine,
+            "reading_seconds": round(wall, 3),
             "rss_mb": peak,
             "db": {**deltas, **levels},  # both, as before; the two below say which is which
             "db_deltas": deltas,  # changes during the step

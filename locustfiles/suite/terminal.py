@@ -1,6 +1,9 @@
-"""What a headless run prints when it ends: the verdict with each broken threshold, the
-per-step table, the audit line, and for edX's 2015 client its figures (run.py prints the
-folder's path after them)."""
+"""What a headless run prints when it ends: the verdict with each broken threshold (for a
+capacity run, the Universal Scalability Law's predicted peak beside the measured capacity), the
+per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
+(run.py prints the folder's path after them)."""
+
+from locustfiles.suite import scalability
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),
@@ -82,6 +85,26 @@ def client_lines(client: dict) -> list[str]:
     return out
 
 
+def cpu_line(summary: dict) -> str | None:
+    """The run's CPU ms per purchase: the services' total and split, Locust, the machine."""
+    figures = summary.get("cpu_ms_per_purchase")
+    if not figures:
+        return None
+    if figures.get("services") is None:
+        return "CPU per purchase: – (no purchase completed in the steps)"
+
+    def ms(key: str) -> str:
+        return "–" if figures.get(key) is None else f"{figures[key]:g}"
+
+    mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
+    over = f" ({mix.get('free', 0)} free + {mix.get('paid', 0)} paid purchases)" if mix else ""
+    return (
+        f"CPU per purchase: services {ms('services')} ms = ecommerce {ms('ecommerce')} + lms_stub "
+        f"{ms('lms_stub')} + mariadb {ms('mariadb')} + rollup {ms('rollup')}; Locust {ms('locust')}, "
+        f"other {ms('other')}, machine {ms('machine')}{over}"
+    )
+
+
 def lines(summary: dict) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
@@ -92,6 +115,8 @@ def lines(summary: dict) -> list[str]:
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
         if broken and summary["steps"]:
             out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
+        if summary.get("scalability"):
+            out.append(scalability.words(summary["scalability"]))
     else:
         out += [f"  broken threshold: {b}" for b in broken]
     warm = summary.get("warm_up")
@@ -106,6 +131,9 @@ def lines(summary: dict) -> list[str]:
     if any(row.get("thin") for row in summary["steps"]):
         out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
     out.append("")
+    cpu = cpu_line(summary)
+    if cpu:
+        out.append(cpu)
     out.append(audit_line(summary["audit"]))
     if summary.get("client"):
         out += client_lines(summary["client"])

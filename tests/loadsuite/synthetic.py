@@ -5,7 +5,7 @@ issue 12's summary.json contract defines them."""
 
 import random
 
-from locustfiles.suite import plan, profiles, results
+from locustfiles.suite import cpu, plan, profiles, results
 from locustfiles.suite.histogram import nearest_rank
 from locustfiles.suite.recorder import Recorder
 
@@ -97,11 +97,18 @@ def provenance() -> dict:
     }
 
 
-def readings(p, locust_cpu=40.0) -> dict:
-    """What the server sampler and the Locust sampler would have read per step."""
+def readings(p, locust_cpu=40.0, machine_cpu=None) -> dict:
+    """What the server sampler and the Locust sampler would have read per step (the machine's
+    CPU only when ``machine_cpu`` is given: a run from before it was read has none)."""
     return {
         step.index: {
-            "cpu_percent": {"ecommerce": 50.0 + 10 * step.index, "lms_stub": 20.0},
+            "cpu_percent": {
+                "ecommerce": 50.0 + 10 * step.index,
+                "lms_stub": 20.0,
+                "mariadb": 9.0,
+                "rollup": 1.0,
+            },
+            **({"machine_cpu_percent": machine_cpu, "reading_seconds": step.seconds} if machine_cpu else {}),
             "rss_mb": {"ecommerce": 300.0, "lms_stub": 150.0},
             "db": {"Com_commit": 10, "Threads_connected": 12},
             "db_deltas": {"Com_commit": 10, "Connections": 0, "Questions": 400},
@@ -114,11 +121,13 @@ def readings(p, locust_cpu=40.0) -> dict:
     }
 
 
-def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
-    """A summary.json as the lead's run writes it (contract of issue 12)."""
-    rows = results.step_rows(p, recorder.steps, readings(p, locust_cpu))
+def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0, machine_cpu=None):
+    """A summary.json as the lead's run writes it (contract of issue 12, and issue 16's CPU
+    accounting)."""
+    rows = results.step_rows(p, recorder.steps, readings(p, locust_cpu, machine_cpu))
     for row, step in zip(rows, p.steps, strict=True):
         row["label"] = step_label(p, step)
+        cpu.account(row)
     warm_up = next((row for row, step in zip(rows, p.steps, strict=True) if step.warm_up), None)
     rows = [row for row in rows if row is not warm_up]
     overall = {**results.overall_row(p, recorder.steps), "label": "all"}
@@ -153,6 +162,7 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
         "error_examples": {f"{BASKET} 503": ['{"error": "pool_exhausted"}']},
         "load_generator": {"peak_cpu_percent": locust_cpu, "process": "local", "saturated": locust_cpu >= 90},
         "provenance": provenance(),
+        "cpu_accounting": cpu.run_accounting(rows, {"buy": 50, "pay": 1}),
         "profile_sections": [],
         "verdict": {
             "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
@@ -161,6 +171,7 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0):
         },
         **(extra or {}),
     }
+    summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
     return summary
 
 

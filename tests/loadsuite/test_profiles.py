@@ -18,7 +18,7 @@ import requests
 from common import environment
 from common.contract import cybersource, paths, tokens
 from common.contract.courses import paid_seat
-from locustfiles.suite import audit, paid_journey
+from locustfiles.suite import audit, cpu, paid_journey
 from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
 from tests.loadsuite.conftest import DATABASES
 from tests.support.stack import LocustWebUI
@@ -52,6 +52,32 @@ def assert_nothing_lost(summary):
     assert result["enrollments"] == result["orders"]
 
 
+def assert_cpu_per_purchase(summary):
+    """Every group's CPU per purchase is measured and positive, the services are the sum of
+    their parts, and the run's figures are its steps' CPU over its steps' purchases."""
+    figures = summary["cpu_ms_per_purchase"]
+    assert set(figures) == set(cpu.KEYS)
+    for key in (*cpu.SERVICES, "services", "locust", "machine"):
+        assert figures[key] > 0, (key, figures)
+    assert figures["other"] >= 0
+    assert figures["services"] == pytest.approx(sum(figures[g] for g in cpu.SERVICES), abs=0.021)
+    accounting = summary["cpu_accounting"]
+    used = accounting["cpu_ms"]
+    assert used["services"] == pytest.approx(sum(used[g] for g in cpu.SERVICES), abs=0.05)
+    # The machine's busy time holds every group's (other is what is left, never below 0).
+    assert used["machine"] >= used["services"] + used["locust"] - 0.5 * len(summary["steps"])
+    bought = accounting["purchases"]
+    assert bought == sum(row["purchases"] for row in summary["steps"]) > 0
+    assert bought <= summary["audit"]["successes"]  # the audit counts the warm-up's and the late
+    assert figures["services"] == round(used["services"] / bought, 2)
+    for row in summary["steps"]:
+        assert row["machine_cpu_percent"] > 0 and row["reading_seconds"] > 0
+        if row["purchases"]:
+            assert row["cpu_ms_per_purchase"]["services"] == round(
+                row["cpu_ms"]["services"] / row["purchases"], 2
+            )
+
+
 def assert_run_folder(folder: Path, *plots: str):
     for name in ("summary.json", "report.md", "report.html", "locust_stats.csv", "percentiles.png", *plots):
         assert (folder / name).stat().st_size > 0, name
@@ -77,6 +103,15 @@ def test_smoke(smoke_run):
     assert_nothing_lost(summary)
     assert_run_folder(folder, "resources.png")
     assert set(summary["steps"][0]["cpu_percent"]) == {"ecommerce", "lms_stub", "rollup", "mariadb"}
+    assert_cpu_per_purchase(summary)
+    mix = summary["cpu_accounting"]["mix"]
+    assert (mix["free"] + mix["paid"], mix["buy_weight"], mix["pay_weight"]) == (
+        summary["cpu_accounting"]["purchases"],
+        50,
+        1,
+    )
+    report = (folder / "report.md").read_text()
+    assert "## CPU per purchase (ms of CPU)" in report and "| CPU % machine |" in report
 
 
 def test_the_audit_counts_an_answered_order_that_was_never_committed(smoke_run, tmp_path, monkeypatch):
@@ -130,6 +165,15 @@ def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
     assert (payments["unsettled"], payments["enrolled_unpaid"], payments["without_order"]) == (0, 0, 0)
     assert payments["notifications"] == {"placed": paid}
     assert summary["provenance"]["load"]["weights"] == {"buy": 1, "pay": 1, "read": 1}
+    # CPU per purchase of the run's mix: the paid purchases are counted (their order read back
+    # 200, in the step the read started in, as the free ones' answers).
+    assert_cpu_per_purchase(summary)
+    assert summary["cpu_accounting"]["mix"] == {
+        "free": summary["steps"][0]["statuses"]["201"],
+        "paid": endpoints[paid_journey.ORDER_READ]["statuses"]["200"],
+        "buy_weight": 1,
+        "pay_weight": 1,
+    }
     text = (folder / "report.md").read_text()
     assert f"| {paid} | {paid} | 0 | {paid} | 0 | {paid} | {paid} | 0 | 0 |" in text
     assert "buy 1 : pay 1 : read 1" in text
@@ -195,6 +239,10 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
     assert (step["target_rpm"], step["arrivals"], step["missed"]) == (300, 30, 0)
     assert step["requests"] == 30 and step["rpm"] == 300
     assert_nothing_lost(summary)
+    # Each worker's CPU is the run's, not its start-up's: 150 purchases a minute cost one local
+    # process about 3 % of a core; counted from the process's start they read over 20 %.
+    workers = {name: cpu for name, cpu in step["locust_cpu"].items() if name.startswith("worker-")}
+    assert len(workers) == 2 and all(0 < cpu < 12 for cpu in workers.values()), workers
 
     logs = sorted(folder.glob("requests-*.csv"))
     assert len(logs) == 2  # one per worker
@@ -211,14 +259,26 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
 
 
 def test_capacity_reports_the_highest_rpm_that_held(stack_env):
-    code, folder, summary = run(stack_env, "capacity", RPM="120 240", STEP_SECONDS=4, WARMUP_SECONDS=0)
+    code, folder, summary = run(stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=4, WARMUP_SECONDS=0)
     assert code == 0
     assert summary["warm_up"] is None
-    assert [r["target_rpm"] for r in summary["steps"]] == [120, 240]
+    assert [r["target_rpm"] for r in summary["steps"]] == [120, 240, 360]
     assert all(r["held"] for r in summary["steps"])
-    assert summary["capacity_rpm"] == 240
-    assert_run_folder(folder, "capacity.png")
+    assert summary["capacity_rpm"] == 360
+    assert_run_folder(folder, "capacity.png", "scalability.png")
     assert_nothing_lost(summary)
+    # The Universal Scalability Law fitted to the three steps, its peak (or none) beside 360.
+    usl = summary["scalability"]
+    assert usl["fitted"] and usl["measured_capacity_rpm"] == 360
+    assert [p["target_rpm"] for p in usl["points"]] == [120, 240, 360]
+    for point, row in zip(usl["points"], summary["steps"], strict=True):
+        assert point["n"] == round(row["rps"] * row["mean"] / 1000, 3) > 0
+    assert usl["lambda_rpm"] > 0 and 0 <= usl["sigma"] <= 1 and usl["kappa"] >= 0
+    # Three steps check a model of two or three parameters little, and the report says so.
+    assert usl["parameters_fitted"] in (2, 3)
+    assert usl["caveats"][-1].startswith(f"Only 3 steps for {usl['parameters_fitted']} fitted parameters")
+    report = (folder / "report.md").read_text()
+    assert "The knee, modelled: the Universal Scalability Law" in report
 
 
 def test_capacity_stops_at_the_first_step_that_breaks_never_at_its_warm_up(stack_env):

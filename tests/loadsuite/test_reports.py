@@ -197,6 +197,14 @@ def test_compare_marks_only_differences_beyond_the_noise_floor():
     assert last["p95"]["ms"] == last["p95"]["b"] - last["p95"]["a"]
 
 
+def test_compare_sets_a_step_without_requests_beside_one_with_them():
+    p, recorder, _ = recorded()
+    a, b = summary_for(p, recorder), summary_for(p, recorder)
+    a["steps"][0]["rps"] = 0.0  # a run whose first step got no request (a web UI run's first user)
+    text = compare.markdown(compare.compare(a, b), "a", "b")
+    assert f"| 1 user | 0 → {b['steps'][0]['rps']:g} (–) |" in text
+
+
 def test_compare_cli_writes_its_folder(tmp_path, monkeypatch, capsys):
     p, recorder, _ = recorded()
     for name in ("a", "b"):

@@ -12,7 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from locustfiles.suite.findings import label  # noqa: E402
-from locustfiles.suite.report.sections import TIME_SPLIT, time_split  # noqa: E402
+from locustfiles.suite.report.sections import TIME_SPLIT, locust_percent, time_split  # noqa: E402
+from locustfiles.suite.scalability import usl  # noqa: E402
 
 DPI = 90
 # p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile
@@ -244,18 +245,99 @@ def time_split_plot(summary: dict, path: Path) -> bool:
     return True
 
 
+def _cpu_stack(ax, rows: list[dict], groups: list[str], cores: int | None) -> None:
+    """Each step's CPU as a stack: the server groups, Locust and the rest of the machine, whose
+    top is the machine's busy time; a line at the machine's cores (100 % each)."""
+    parts = {g: [(r.get("cpu_percent") or {}).get(g) or 0.0 for r in rows] for g in groups}
+    parts["Locust"] = [locust_percent(r) or 0.0 for r in rows]
+    machine = [r.get("machine_cpu_percent") for r in rows]
+    if any(m is not None for m in machine):
+        parts["other"] = [r.get("other_cpu_percent") or 0.0 for r in rows]
+    x = list(range(len(rows)))
+    bottom = [0.0] * len(rows)
+    for i, (name, heights) in enumerate(parts.items()):
+        ax.bar(
+            x,
+            heights,
+            0.6,
+            bottom=bottom,
+            label=name,
+            color="lightgrey" if name == "other" else None,
+            hatch=["", "//", "..", "xx", "\\\\"][i % 5],
+            edgecolor="white",
+        )
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    if any(m is not None for m in machine):
+        ax.plot(x, machine, "k_", markersize=22, markeredgewidth=2, linestyle="none", label="machine (busy)")
+    if cores:
+        ax.axhline(100 * cores, color="tab:red", linestyle="--", linewidth=1, label=f"{cores} cores")
+        ax.set_ylim(top=max(100 * cores, *bottom) * 1.1)
+    step = max(1, len(rows) // 12)
+    ax.set_xticks(
+        x[::step], [label(r) for r in rows][::step], rotation=30 if len(rows) > 4 else 0, ha="right"
+    )
+    ax.set_ylabel("% of one core")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1))
+
+
 def resources(summary: dict, path: Path) -> bool:
     rows = summary["steps"]
     groups = sorted({g for r in rows for g in r.get("cpu_percent") or {}})
     if not groups:
         return False
-    fig, (cpu, rss) = plt.subplots(1, 2, figsize=(12, 4.2))
-    _per_step(
-        cpu, rows, {g: [(r.get("cpu_percent") or {}).get(g) for r in rows] for g in groups}, "% of one core"
-    )
+    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    fig, (cpu, rss) = plt.subplots(1, 2, figsize=(13, 4.4), gridspec_kw={"width_ratios": [1.15, 1]})
+    _cpu_stack(cpu, rows, groups, cores)
     _per_step(rss, rows, {g: [(r.get("rss_mb") or {}).get(g) for r in rows] for g in groups}, "MB")
-    cpu.set_title("CPU per process group")
+    cpu.set_title("CPU per step: process groups, Locust, the rest of the machine")
     rss.set_title("Peak RSS per process group")
+    _save(fig, path)
+    return True
+
+
+def scalability(summary: dict, path: Path) -> bool:
+    """The steps' measured throughput against their concurrency, the fitted USL curve, its
+    peak, and the measured capacity."""
+    found = summary.get("scalability") or {}
+    points = found.get("points") or []
+    if not found.get("fitted") or not points:
+        return False
+    lam, sigma, kappa = found["lambda_rpm"], found["sigma"], found["kappa"]
+    n = [p["n"] for p in points]
+    top = max(n) * 1.15
+    if found.get("n_star") is not None:
+        top = max(top, min(found["n_star"] * 1.3, max(n) * 4))
+    curve_n = [top * i / 200 for i in range(1, 201)]
+    fig, ax = plt.subplots(figsize=(7.5, 4.4))
+    ax.plot(curve_n, [usl(v, lam, sigma, kappa) for v in curve_n], color="tab:blue", label="USL fit")
+    ax.plot(n, [p["x_rpm"] for p in points], "o", color="tab:orange", label="steps (measured)")
+    for p in points:
+        ax.annotate(p["label"], (p["n"], p["x_rpm"]), xytext=(4, -10), textcoords="offset points", fontsize=7)
+    if found.get("n_star") is not None and found["n_star"] <= top:
+        ax.plot(
+            [found["n_star"]],
+            [found["peak_rpm"]],
+            "*",
+            color="tab:red",
+            markersize=12,
+            label="predicted peak",
+        )
+    if found.get("measured_capacity_rpm") is not None:
+        ax.axhline(
+            found["measured_capacity_rpm"],
+            color="tab:green",
+            linestyle="--",
+            linewidth=1,
+            label="measured capacity",
+        )
+    ax.set_xlabel("N: purchases in flight (Little's law)")
+    ax.set_ylabel("X: purchases answered per minute")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Universal Scalability Law fitted to the steps")
     _save(fig, path)
     return True
 
@@ -268,6 +350,7 @@ PLOTS = {
     "soak_size.png": soak_size,
     "time_split.png": time_split_plot,
     "resources.png": resources,
+    "scalability.png": scalability,
 }
 
 

@@ -6,6 +6,8 @@ A block is text ({"kind": "text", "text"}), a table ({"kind": "table", "headers"
 block holds markup: the templates turn the same data into HTML and Markdown.
 """
 
+from locustfiles.suite import scalability
+from locustfiles.suite.cpu import mix_words
 from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
 from locustfiles.suite.histogram import PERCENTILES
 from locustfiles.suite.profiles import plural
@@ -367,6 +369,12 @@ def time_split_section(summary: dict) -> dict | None:
     )
 
 
+def locust_percent(row: dict) -> float | None:
+    """Every Locust process of a step together, in % of one core."""
+    found = row.get("locust_cpu")
+    return round(sum(found.values()), 1) if found else None
+
+
 def resources(summary: dict) -> dict:
     rows = summary["steps"]
     groups = sorted({g for row in rows for g in row.get("cpu_percent") or {}})
@@ -374,22 +382,103 @@ def resources(summary: dict) -> dict:
         return section(
             "resources", "Server resources", text("The servers' CPU and memory were not measured.")
         )
+    machine = any(row.get("machine_cpu_percent") is not None for row in rows)
+    whole = ["CPU % Locust", "CPU % other", "CPU % machine"] if machine else []
+    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    notes = ["CPU is in % of one core (200 % = two cores busy)."]
+    if machine:
+        notes.append(
+            "machine: every core's busy time from /proc/stat (all but idle and iowait: the kernel, "
+            "softirqs, a profiler, anything else running)"
+            + (f", out of {cores * 100} % for its {plural(cores, 'core')}" if cores else "")
+            + "; other: the machine less the groups and Locust."
+        )
     return section(
         "resources",
         "Server resources per step",
         table(
-            ["step", *[f"CPU % {g}" for g in groups], *[f"peak RSS MB {g}" for g in groups]],
+            ["step", *[f"CPU % {g}" for g in groups], *whole],
             [
                 [
                     label(row),
                     *[(row.get("cpu_percent") or {}).get(g) for g in groups],
-                    *[(row.get("rss_mb") or {}).get(g) for g in groups],
+                    *(
+                        [locust_percent(row), row.get("other_cpu_percent"), row.get("machine_cpu_percent")]
+                        if machine
+                        else []
+                    ),
                 ]
                 for row in rows
             ],
-            ["CPU is in % of one core (200 % = two cores busy); RSS is the peak of each group's processes."],
+            notes,
+        ),
+        table(
+            ["step", *[f"peak RSS MB {g}" for g in groups]],
+            [[label(row), *[(row.get("rss_mb") or {}).get(g) for g in groups]] for row in rows],
+            ["RSS is the peak of each group's processes during the step."],
         ),
         image("resources.png", "Server resources per step"),
+    )
+
+
+CPU_COLUMNS = {  # header: cpu_ms_per_purchase key
+    "ecommerce": "ecommerce",
+    "lms_stub": "lms_stub",
+    "mariadb": "mariadb",
+    "rollup": "rollup",
+    "services": "services",
+    "Locust": "locust",
+    "other": "other",
+    "machine": "machine",
+}
+
+
+def cpu_definition(summary: dict) -> str:
+    """What the figures are per: the sentence under the table (and README's)."""
+    accounting = summary.get("cpu_accounting") or {}
+    mix = accounting.get("mix") or {}
+    words = f" This run's mix: {mix_words(mix)}." if mix else ""
+    return (
+        "A purchase is one the learners completed in the step (by the step its request started "
+        "in): a free one answered 2xx by the LMS, a paid one whose order was read back 200; a step "
+        "without one has no figure. The CPU of a group is its CPU % of one core times the seconds "
+        "between the step's readings; services = ecommerce + lms_stub + mariadb + rollup; Locust: "
+        "every Locust process; machine: every core's busy time; other: the machine less the rest. "
+        "A paid purchase costs more than a free one, so the figures are per purchase of the run's "
+        f"mix.{words}"
+    )
+
+
+def cpu_per_purchase(summary: dict) -> dict | None:
+    """CPU milliseconds per purchase of every process group, per step and for the run."""
+    rows = [r for r in summary["steps"] if "cpu_ms_per_purchase" in r]
+    if not rows:
+        return None
+    warm = summary.get("warm_up")
+    accounting = summary.get("cpu_accounting") or {}
+    run = {
+        "label": "all",
+        "purchases": accounting.get("purchases"),
+        "cpu_ms_per_purchase": summary.get("cpu_ms_per_purchase") or {},
+    }
+    every = [*rows, run]  # the warm-up's figures are in summary.json, like its resources
+
+    def line(row: dict) -> list:
+        figures = row.get("cpu_ms_per_purchase") or {}
+        return [label(row), row.get("purchases"), *[figures.get(key) for key in CPU_COLUMNS.values()]]
+
+    services = (summary.get("cpu_ms_per_purchase") or {}).get("services")
+    return section(
+        "cpu-per-purchase",
+        "CPU per purchase (ms of CPU)",
+        text(
+            f"The services spent {fmt(services)} ms of CPU per purchase over the run"
+            + ("" if warm is None else " (its steps, not the warm-up)")
+            + "."
+            if services is not None
+            else "No purchase was completed, so no CPU per purchase can be given."
+        ),
+        table(["step", "purchases", *CPU_COLUMNS], [line(row) for row in every], [cpu_definition(summary)]),
     )
 
 
@@ -629,7 +718,59 @@ def capacity(summary: dict) -> dict:
             ],
         ),
         image("capacity.png", "Achieved RPM against p95"),
+        *scalability_blocks(summary.get("scalability")),
     )
+
+
+def scalability_blocks(found: dict | None) -> list:
+    """The Universal Scalability Law fitted to the steps: what N and X are, the parameters, the
+    predicted peak beside the measured capacity, the caveats, the points and the plot."""
+    if not found:
+        return []
+    fitted = found.get("fitted")
+    intro = text(
+        "The knee, modelled: the Universal Scalability Law, X(N) = λN / (1 + σ(N − 1) + κN(N − 1)), "
+        "fitted by least squares to the steps. N is each step's mean concurrency by Little's law: "
+        "order requests per second × their mean response time, the purchases in flight. X is the "
+        "order requests answered 2xx per minute. λ is the throughput of one purchase in flight "
+        "alone, σ the share that serialises (contention), κ the cost of every request in flight "
+        "slowing the others (coherency); with κ > 0 throughput peaks at N* = √((1 − σ)/κ)."
+    )
+    rows = []
+    if fitted:
+        rows = [
+            ["λ (RPM at N = 1)", found["lambda_rpm"]],
+            ["σ (contention)", found["sigma"]],
+            ["κ (coherency)", found["kappa"]],
+            ["N* (purchases in flight at the peak)", found["n_star"]],
+            ["predicted peak RPM, X(N*)", found["peak_rpm"] if found["peak_rpm"] is not None else "no peak"],
+            ["measured capacity RPM", found.get("measured_capacity_rpm")],
+            ["R² of the fit (X)", found.get("r_squared")],
+            ["RMS error of the fit (RPM)", found.get("rmse_rpm")],
+        ]
+        if found.get("ceiling_rpm") is not None:
+            rows.insert(5, ["ceiling λ/σ (RPM, κ = 0)", found["ceiling_rpm"]])
+    fitted_rpm = found.get("fitted_rpm") or [None] * len(found["points"])
+    return [
+        intro,
+        text(scalability.words(found) + "."),
+        table(["Universal Scalability Law", ""], rows) if rows else None,
+        # (not fitted: the line above says why, and that is the only caveat)
+        *[text("⚠ " + caveat) for caveat in (found.get("caveats") or []) if fitted],
+        table(
+            ["step", "target RPM", "N (in flight)", "X measured (RPM)", "X fitted (RPM)"],
+            [
+                [p["label"], p["target_rpm"], p["n"], p["x_rpm"], model]
+                for p, model in zip(found["points"], fitted_rpm, strict=True)
+            ],
+            caption="The steps as points of the model:",
+        )
+        if found["points"]
+        else None,
+        image("scalability.png", "Measured throughput against concurrency, with the fitted USL curve")
+        if fitted
+        else None,
+    ]
 
 
 def _rss_note(summary: dict, trend: dict) -> str:
@@ -823,6 +964,7 @@ def build(summary: dict, findings: list[dict]) -> dict:
         errors(summary),
         time_split_section(summary),
         resources(summary),
+        cpu_per_purchase(summary),
         load_generator(summary),
         database(summary),
         sql(summary),
