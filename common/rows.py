@@ -59,3 +59,33 @@ def by_unique(model, field_name: str, value):
         cursor.execute(sql, [value])
         row = cursor.fetchone()
     return None if row is None else make(model, row)
+
+
+def insert_or_find(instance, unique_field: str) -> bool:
+    """INSERT ``instance`` (not saved yet), or find the row that already holds its
+    ``unique_field`` value, in one statement that cannot fail on that key. True when inserted
+    (``instance`` then has its primary key), False when the row was there (a concurrent
+    request's, committed before this one could insert). No model signals are sent, as for
+    bulk_create."""
+    model = type(instance)
+    meta = model._meta
+    if not meta.get_field(unique_field).unique:
+        raise ValueError(f"{model.__name__}.{unique_field} is not unique")
+    quote = connection.ops.quote_name
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    pk = quote(meta.pk.column)
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) "
+        f"ON DUPLICATE KEY UPDATE {pk} = {pk}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        # The affected-row count cannot tell (Django connects with CLIENT_FOUND_ROWS, so a row
+        # found counts 1 like a row inserted); the id generated can: none when the row was there.
+        inserted = bool(cursor.lastrowid)
+        if inserted:
+            setattr(instance, meta.pk.attname, cursor.lastrowid)
+            instance._state.adding, instance._state.db = False, connection.alias
+    return inserted

@@ -37,3 +37,31 @@ def test_the_match_is_the_columns_own():
 def test_a_column_that_is_not_unique_is_refused():
     with pytest.raises(ValueError, match="not unique"):
         by_unique(get_user_model(), "email", "ada@example.com")
+
+
+def test_insert_or_find_inserts_a_new_row_in_one_statement(django_assert_num_queries):
+    from common.rows import insert_or_find
+
+    User = get_user_model()
+    user = User(username="cai", email="cai@example.com")
+    user.set_unusable_password()
+    with django_assert_num_queries(1):
+        assert insert_or_find(user, "username") is True
+    stored = User.objects.get(username="cai")
+    assert user.pk == stored.pk and not user._state.adding
+    assert stored.email == "cai@example.com" and not stored.has_usable_password()
+    assert stored.date_joined is not None and stored.is_active and not stored.is_staff
+
+
+def test_insert_or_find_leaves_a_row_that_is_there_untouched():
+    from common.rows import insert_or_find
+
+    User = get_user_model()
+    first = User.objects.create_user("dee", "dee@example.com", "pw", first_name="Dee")
+    again = User(username="dee", email="other@example.com")
+    assert insert_or_find(again, "username") is False
+    assert again.pk is None
+    stored = User.objects.get(username="dee")
+    assert (stored.pk, stored.email, stored.first_name) == (first.pk, "dee@example.com", "Dee")
+    assert stored.check_password("pw")
+    assert User.objects.filter(username="dee").count() == 1
