@@ -15,15 +15,18 @@ ecommerce to the LMS enrollment API). It is a thin layer over urllib3, not reque
 ``Timeout`` and ``RequestError`` are what a caller catches; a ``Reply`` carries
 ``status_code``, ``headers`` (case-insensitive), ``content``, ``text`` and ``json()``.
 
-A kept-alive connection the other side has just closed (its worker recycled, its idle timeout)
-fails the next request sent on it. A connection error before anything was sent is always tried
-once more on a new connection; a request that may have been received is repeated only when the
-caller says it is safe (``idempotent=True``: the enrollment API and the payment notification are
-idempotent by contract, a GET is by definition).
+A kept-alive connection the other side closes while a request is being sent on it fails that
+request. Both services' gunicorns close a connection idle for 5 s (settings/gunicorn_common.py,
+keepalive), so a connection idle here for ``IDLE_SECONDS`` (2 s) is closed before it is reused
+and that race cannot happen; a worker being recycled can still close one. A connection error
+before anything was sent is always tried once more on a new connection; a request that may have
+been received is repeated only when the caller says it is safe (``idempotent=True``: the
+enrollment API and the payment notification are idempotent by contract, a GET is by definition).
 """
 
 import json as jsonlib
 import os
+import time
 from urllib.parse import urlencode
 
 import urllib3
@@ -33,6 +36,9 @@ from urllib3.exceptions import TimeoutError as Urllib3Timeout
 # Connections kept per host and process: a gevent worker may have this many calls out at once
 # before further ones open connections that are not kept.
 POOL_MAXSIZE = 64
+
+# Below the servers' keep-alive timeout (5 s): the client, not the server, ends an idle connection.
+IDLE_SECONDS = 2.0
 
 _pool: tuple[int, urllib3.PoolManager] | None = None
 
@@ -60,11 +66,29 @@ class Reply:
         return jsonlib.loads(self.content)
 
 
+class _HostPool(urllib3.HTTPConnectionPool):
+    """urllib3's pool of one host's connections, which ends those idle for IDLE_SECONDS."""
+
+    def _put_conn(self, conn) -> None:
+        if conn is not None:
+            conn.idle_since = time.monotonic()
+        super()._put_conn(conn)
+
+    def _get_conn(self, timeout=None):
+        conn = super()._get_conn(timeout)
+        idle_since = getattr(conn, "idle_since", None)
+        if idle_since is not None and time.monotonic() - idle_since > IDLE_SECONDS:
+            conn.close()  # the request connects anew
+        return conn
+
+
 def pool() -> urllib3.PoolManager:
     global _pool
     pid = os.getpid()
     if _pool is None or _pool[0] != pid:
-        _pool = (pid, urllib3.PoolManager(num_pools=8, maxsize=POOL_MAXSIZE, block=False))
+        manager = urllib3.PoolManager(num_pools=8, maxsize=POOL_MAXSIZE, block=False)
+        manager.pool_classes_by_scheme = {**manager.pool_classes_by_scheme, "http": _HostPool}
+        _pool = (pid, manager)
     return _pool[1]
 
 

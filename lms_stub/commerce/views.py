@@ -53,7 +53,7 @@ def baskets(request):
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.", course_id=course_id)
     except http_client.RequestError as exc:
         return error(
-            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
+            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}."
         )
     return _answer(response, course_id)
 
@@ -73,7 +73,7 @@ def order(request, number: str):
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.")
     except http_client.RequestError as exc:
         return error(
-            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc.__class__.__name__}."
+            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}."
         )
     return _read_answer(response)
 
