@@ -74,6 +74,7 @@ class LoadRun:
         self.answered_count = 0
         self.broken: int | None = None
         self.chaos_events: dict = {}
+        self.profiler = None  # make profile's py-spy recordings (profiles.Profiling)
         self.git_at_start: dict | None = None
         self.request_log = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)

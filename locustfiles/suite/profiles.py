@@ -28,6 +28,7 @@ SIZE_VARIABLES = (
     "PHASE_SECONDS",
     "FAULT_SECONDS",
     "WARMUP_SECONDS",
+    "SAMPLE_HZ",
 )
 
 
@@ -149,6 +150,60 @@ class Rpm(Profile):
             raise ValueError("DURATION must be at least 1 second")
         steps = with_warm_up([Step(0, 0, duration, target_rpm=target)], _warm_up_seconds(settings), target)
         return Plan(self.name, steps, True, users_for(target))
+
+
+class Profiling(Rpm):
+    """make profile: an rpm run whose measured step py-spy samples, process group by process
+    group (profiler.py): flame graphs and the top frames per service in the run folder and the
+    report. The load is moderate by default: on a machine short of cores the sampler's own CPU
+    and the preempted processes it samples would distort what it measures."""
+
+    name = "profile"
+    help = (
+        "purchases at {RPM} per minute for {DURATION} s after {WARMUP_SECONDS} s of warm-up, as rpm; "
+        "py-spy samples ecommerce, lms_stub, the rollup and Locust at {SAMPLE_HZ} Hz after the "
+        "warm-up: flame graphs and top frames per service"
+    )
+    defaults = {"RPM": "900", "DURATION": "60", "WARMUP_SECONDS": "15", "SAMPLE_HZ": "49"}
+    sections = ("profiling",)
+
+    def rate(self, env) -> int:
+        text = self.settings(env)["SAMPLE_HZ"]
+        if not text.isdigit() or not 1 <= int(text) <= 1000:
+            raise ValueError(f"SAMPLE_HZ must be a whole number of samples a second, 1 to 1000, not {text!r}")
+        return int(text)
+
+    def plan(self, env) -> Plan:
+        self.rate(env)
+        return super().plan(env)
+
+    def locustfiles(self, env) -> list[str]:
+        # rpm's users and shape (PROFILE is already "profile"); a locustfiles/profile.py would
+        # be imported as "profile", which is a module of the standard library.
+        return ["locustfiles/rpm.py"]
+
+    def background(self, run) -> list:
+        from locustfiles.suite.profiler import Profiler
+
+        run.profiler = Profiler(
+            run.run_dir, environment.get("VAR_DIR", run.env), self.rate(run.env), run.distributed
+        )
+        measured = run.plan.measured
+        start, end = run.t0 + measured[0].start, run.t0 + measured[-1].end
+        return [lambda: run.profiler.record(start, end)]
+
+    def finish(self, run, summary: dict) -> None:
+        if run.profiler is None:
+            summary["profiling"] = {"taken": False, "reason": "the profiler did not start", "groups": {}}
+        else:
+            summary["profiling"] = run.profiler.results()
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        checks, reasons = super().judge(summary, rules)
+        profiling = summary.get("profiling") or {}
+        if not profiling.get("taken"):
+            reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
+        return checks, reasons
 
 
 class Capacity(Profile):
@@ -375,11 +430,11 @@ class Manual(Profile):
 
 
 PROFILES: dict[str, Profile] = {
-    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Edx2015(), Manual())
+    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Edx2015(), Profiling(), Manual())
 }
 # The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
 # from the web UI of `make run`).
-RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos", "edx2015")
+RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos", "edx2015", "profile")
 
 
 def get(name: str) -> Profile:
