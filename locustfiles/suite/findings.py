@@ -14,7 +14,9 @@ configuration on this machine differed by up to about 8 %, docs/decisions.md) an
 label every table uses.
 """
 
-from locustfiles.suite import thresholds
+from collections import Counter
+
+from locustfiles.suite import refusals, thresholds
 from locustfiles.suite.profiles import plural
 
 NOISE_PCT = 10.0
@@ -191,21 +193,39 @@ def error_findings(summary: dict) -> list[dict]:
     if not endpoints:
         return []
     total = sum(e["requests"] for e in endpoints.values())
+    # Refused on purpose by a service past its limit (503 overloaded, with Retry-After): said
+    # apart from the failures, which are what a well-handled overload must not have.
+    shed = Counter()
+    for name, row in endpoints.items():
+        for refusal, count in (row.get("refusals") or {}).items():
+            if refusals.is_shed(refusal):
+                shed[(name, refusal.split(" ", 1)[0])] += count
     by_status = [
-        (name, status, count)
+        (name, status, count - shed[(name, str(status))])
         for name, row in endpoints.items()
         for status, count in row.get("statuses", {}).items()
-        if not str(status).startswith("2")
+        if not str(status).startswith("2") and count > shed[(name, str(status))]
     ]
+    found = []
+    if shed:
+        listed = "; ".join(f"{name} ×{count}" for (name, _), count in shed.most_common())
+        found.append(
+            _finding(
+                "warning",
+                f"{plural(sum(shed.values()), 'request')} of {total} were shed: refused at once as "
+                f"overloaded (503 with Retry-After), nothing written: {listed}.",
+            )
+        )
     if not by_status:
-        return [_finding("info", f"No request failed ({plural(total, 'request')}).")]
+        return found or [_finding("info", f"No request failed ({plural(total, 'request')}).")]
     by_status.sort(key=lambda x: -x[2])
     failed = sum(count for *_, count in by_status)
     listed = "; ".join(
         f"{name} answered {'no response' if status == '0' else status} ×{count}"
         for name, status, count in by_status
     )
-    return [_finding("problem", f"{plural(failed, 'request')} of {total} failed: {listed}.")]
+    what = "failed otherwise" if shed else "failed"
+    return [_finding("problem", f"{plural(failed, 'request')} of {total} {what}: {listed}."), *found]
 
 
 def audit_findings(summary: dict) -> list[dict]:

@@ -29,7 +29,17 @@ from locust.runners import MasterRunner, WorkerRunner
 
 from common.contract.server_timing import parse as parse_server_timing
 from common.environment import get
-from locustfiles.suite import audit, findings, profiles, provenance, report, results, services, thresholds
+from locustfiles.suite import (
+    audit,
+    findings,
+    profiles,
+    provenance,
+    refusals,
+    report,
+    results,
+    services,
+    thresholds,
+)
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
 from locustfiles.suite.server import ServerSampler, digest_report
@@ -117,11 +127,17 @@ class LoadRun:
         status = getattr(response, "status_code", 0) or 0
         ok = exception is None
         header = response.headers.get("Server-Timing") if status else None
+        text = getattr(response, "text", None) if status and not ok else None
         self.recorder.request(
-            name, start, response_time, ok, status, parse_server_timing(header) if header else None
+            name,
+            start,
+            response_time,
+            ok,
+            status,
+            parse_server_timing(header) if header else None,
+            refusals.code(status, text) if not ok else None,
         )
         if not ok:
-            text = getattr(response, "text", None) if status else None
             self.recorder.example(name, status, text or repr(exception))
         if self.request_log:
             self.request_log.write(f"{start:.6f},{response_time:.3f},{name},{int(ok)},{status}\n")

@@ -109,4 +109,20 @@ def lines(summary: dict) -> list[str]:
     out.append(audit_line(summary["audit"]))
     if summary.get("client"):
         out += client_lines(summary["client"])
+    if summary.get("overload"):
+        out += overload_lines(summary["overload"])
     return out
+
+
+def overload_lines(overload: dict) -> list[str]:
+    """An overload run (make overload): accepted and refused purchases, and what they left."""
+    shed = ", ".join(f"{name} {n}" for name, n in overload["shed"].items()) or "none"
+    return [
+        f"overload: {overload['accepted']} of {overload['purchases']} purchases accepted at "
+        f"{overload['achieved_rpm']} RPM (target {overload['target_rpm']}); p95 {overload['p95']} ms, "
+        f"accepted purchases' p95 {overload['p95_accepted']} ms",
+        f"  shed (503 overloaded): {shed}; other failures: {overload['unshed_failures']}",
+        f"  orders without a 2xx answer: {overload['unanswered_orders']} "
+        f"({overload['failed_after_payment']} paid journeys failed after payment); "
+        f"left by refusals: {overload['orders_left_by_refusals']}",
+    ]
