@@ -84,18 +84,26 @@ def verdict_findings(summary: dict) -> list[dict]:
             continue
         (threshold,) = thresholds.parse(check["threshold"])
         field = thresholds.FIELDS.get(threshold.metric, threshold.metric)
-        broke = [r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(r)[0]]
+        scope = check.get("scope")  # judged on a part of each row (the accepted purchases)
+
+        def judged(row: dict, scope=scope) -> dict:
+            return (row.get("accepted") or {}) if scope else row
+
+        broke = [
+            r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(judged(r))[0]
+        ]
         measured = (
             "was not measured"
             if check["value"] is None
             else f"was {_value(threshold.metric, check['value'])}"
         )
-        text = f"The threshold {check['threshold']} failed: {threshold.metric} {measured}"
+        of = f" for the {scope}" if scope else ""
+        text = f"The threshold {check['threshold']} failed{of}: {threshold.metric} {measured}"
         if broke:
             first = broke[0]
             text += (
                 f"; {plural(len(broke), 'step')} broke it, first {label(first)} "
-                f"({threshold.metric} {_value(threshold.metric, first.get(field))})"
+                f"({threshold.metric} {_value(threshold.metric, judged(first).get(field))})"
             )
         # A capacity run is meant to end on the step that breaks: that is its measurement.
         out.append(_finding("warning" if "capacity_rpm" in summary else "problem", text + "."))
@@ -117,7 +125,7 @@ def warm_up_findings(summary: dict) -> list[dict]:
         f"{plural(warm.get('failures') or 0, 'failure')}, {warm.get('missed') or 0} missed"
     )
     checks = (summary.get("verdict") or {}).get("thresholds") or []
-    rules = thresholds.parse(" ".join(c["threshold"] for c in checks))
+    rules = thresholds.parse(" ".join(c["threshold"] for c in checks if not c.get("scope")))
     broken = (
         [str(c["threshold"]) for c in thresholds.judge(rules, warm)["checks"] if not c["ok"]] if rules else []
     )

@@ -152,6 +152,10 @@ class Rpm(Profile):
         return Plan(self.name, steps, True, users_for(target))
 
 
+# A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
+ACCEPTED = "accepted purchases"
+
+
 class Overload(Profile):
     """Past capacity on purpose: is the overload handled well? Purchases arrive at RPM, or at
     1.5 x CAPACITY_RPM (what a capacity run held), after a warm-up at the capacity rate. A
@@ -207,8 +211,8 @@ class Overload(Profile):
         for rule in rules:
             if rule.metric in accepted:
                 ok, value = rule.check(accepted)
-                checks.append({"threshold": f"{rule} (accepted purchases)", "value": value, "ok": ok})
-                broken += [] if ok else [f"{rule} (accepted purchases)"]
+                checks.append({"threshold": str(rule), "scope": ACCEPTED, "value": value, "ok": ok})
+                broken += [] if ok else [f"{rule} ({ACCEPTED})"]
         if broken:
             reasons.append("thresholds failed: " + ", ".join(broken))
         summary["overload"] = results.overload_figures(summary)

@@ -86,7 +86,11 @@ def lines(summary: dict) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
     out += [f"  - {reason}" for reason in verdict["reasons"]]
-    broken = [f"{c['threshold']} (measured {c['value']})" for c in verdict["thresholds"] if not c["ok"]]
+    broken = [
+        f"{c['threshold']}{f' ({s})' if (s := c.get('scope')) else ''} (measured {c['value']})"
+        for c in verdict["thresholds"]
+        if not c["ok"]
+    ]
     if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")

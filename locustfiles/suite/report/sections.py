@@ -116,6 +116,11 @@ def _has_thin(rows: list[dict]) -> bool:
 # --- the top ------------------------------------------------------------------------------
 
 
+def _named(check: dict) -> str:
+    """A threshold check as the report names it: "p95<2000", "p95<2000 (accepted purchases)"."""
+    return check["threshold"] + (f" ({check['scope']})" if check.get("scope") else "")
+
+
 def _broken(summary: dict, broken: list[str]) -> list[str]:
     """The broken thresholds under the badge; a capacity run's are those of the step that ended
     it, which is what it measures, not a failure."""
@@ -134,7 +139,7 @@ def database_at_start(summary: dict) -> str | None:
 def header(summary: dict) -> dict:
     """Title, when, how long, and the verdict with every reason it failed."""
     verdict = summary["verdict"]
-    broken = [f"{c['threshold']} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
+    broken = [f"{_named(c)} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
     other = [r for r in verdict["reasons"] if not r.startswith("thresholds failed")]
     labels = [row.get("label") or "" for row in summary["steps"]]
     steps = f": {', '.join(labels)}" if 0 < len(labels) <= 4 else f", {plural(len(labels), 'step')}"
@@ -610,7 +615,7 @@ def thresholds(summary: dict) -> dict:
             ["threshold", "measured", "result"],
             [
                 [
-                    c["threshold"],
+                    _named(c),
                     c["value"],
                     cell("ok" if c["ok"] else "BROKEN", mark=None if c["ok"] else "warn"),
                 ]
