@@ -3,12 +3,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload index-audit smoke ramp rpm capacity soak chaos edx2015 profile edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
 export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX BUY_WEIGHT PAY_WEIGHT READ_WEIGHT NOISE_PCT NOISE_MS
-export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ
+export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPACITY_RPM
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
@@ -56,7 +56,7 @@ index-audit:  ## rows read by every statement of every request path (after make 
 	@.venv/bin/python -m locustfiles.suite.index_audit --out var/index-audit.md
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
-smoke ramp rpm capacity soak chaos edx2015 profile:
+smoke ramp rpm capacity overload soak chaos edx2015 profile:
 	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run $@
 
 edx2015-original:  ## edX's own 2015 client from your checkout (EDX_LOAD_TESTS=<edx/load-tests at 860f6fa>), as make edx2015

@@ -73,7 +73,7 @@ class Variable:
         return _PLACEHOLDER.findall(self.default or "")
 
 
-def _service(prefix: str, service: str, port: str) -> list[Variable]:
+def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[Variable]:
     """What both gunicorn configurations read, under each service's prefix (ECOMMERCE, LMS)."""
     return [
         Variable(f"{prefix}_PORT", port, "int", f"{service} listens on 127.0.0.1 at this port", shell=True),
@@ -88,6 +88,13 @@ def _service(prefix: str, service: str, port: str) -> list[Variable]:
             f"{service}'s gunicorn worker class (`sync` for comparison)",
         ),
         Variable(f"{prefix}_WORKER_CONNECTIONS", "100", "int", f"greenlets per {service} gevent worker"),
+        Variable(
+            f"{prefix}_MAX_IN_FLIGHT",
+            max_in_flight,
+            "int",
+            f"requests doing a {service} worker's work at most; past it new work (purchases, order "
+            "reads, logins) is answered `503 overloaded` at once (common/shedding.py); 0: off",
+        ),
         Variable(
             f"{prefix}_WORKER_TIMEOUT",
             "30",
@@ -228,8 +235,8 @@ TABLE: tuple[Variable, ...] = (
     Variable("TEST_MYSQL_DIR", "{ROOT}/var/test/mysql", "str", "`make test`'s own MariaDB", shell=True),
     Variable("TEST_MYSQL_PORT", None, "int", "`make test`'s MariaDB port", shown="a free port"),
     # --- Addresses -------------------------------------------------------------------------------
-    *_service("LMS", "lms_stub", "18000"),
-    *_service("ECOMMERCE", "ecommerce", "18130"),
+    *_service("LMS", "lms_stub", "18000", max_in_flight="8"),
+    *_service("ECOMMERCE", "ecommerce", "18130", max_in_flight="8"),
     Variable("LOCUST_PORT", "8089", "int", "Locust web UI port (127.0.0.1)", shell=True),
     Variable(
         "LMS_URL",

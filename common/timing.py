@@ -28,6 +28,7 @@ from django.core.exceptions import MiddlewareNotUsed
 from django.db import connection
 
 from common.contract.server_timing import parse
+from common.shedding import waiting_on_another_service
 
 
 @dataclass
@@ -81,10 +82,12 @@ def current() -> RequestTiming | None:
 
 @contextmanager
 def outbound(service: str) -> Iterator[None]:
-    """Count the time inside as waiting on ``service``."""
+    """Count the time inside as waiting on ``service`` (and, meanwhile, not as this worker's
+    work in flight: common.shedding)."""
     started = time.perf_counter()
     try:
-        yield
+        with waiting_on_another_service():
+            yield
     finally:
         timing = _current.get()
         if timing is not None:

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "common.shedding.EcommerceAdmission",  # new work past the worker's limit: 503 overloaded, at once
     # First, so it times everything else (Server-Timing header, New Relic attributes).
     "common.timing.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -52,6 +52,9 @@ def effective() -> dict[str, str]:
         "DB_POOL_TIMEOUT": ecommerce_db["POOL"]["CHECKOUT_TIMEOUT"],
         "ORDER_COUNTER": ecommerce.ORDER_COUNTER,
         "ECOMMERCE_CPUS": get("ECOMMERCE_CPUS") or "",  # scripts/stack.sh pins with taskset
+        # Admission control (common.shedding reads them when a worker starts).
+        "ECOMMERCE_MAX_IN_FLIGHT": get("ECOMMERCE_MAX_IN_FLIGHT"),
+        "LMS_MAX_IN_FLIGHT": get("LMS_MAX_IN_FLIGHT"),
         "LMS_ENROLLMENT_TIMEOUT": ecommerce.LMS_ENROLLMENT_TIMEOUT,
         "ECOMMERCE_LEARNER_RATE": _rate(ecommerce.ECOMMERCE_LEARNER_RATE),
         "LMS_FAULT_LATENCY_MS": lms.LMS_FAULT_LATENCY_MS,

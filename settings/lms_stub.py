@@ -79,6 +79,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "common.shedding.LmsAdmission",  # new work past the worker's limit: 503 overloaded, at once
     "common.timing.ServerTimingMiddleware",  # Server-Timing, with ecommerce's entries
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -55,6 +55,8 @@ BAD_REQUEST = Error(400, "bad_request", "The request could not be read.")
 PERMISSION_DENIED = Error(403, "permission_denied", "Not allowed.")
 NOT_FOUND = Error(404, "not_found", "No such resource.")
 SERVER_ERROR = Error(500, "server_error", "The server failed to answer this request.")
+# A worker already doing all the work it can finish in time refuses new work (common.shedding).
+OVERLOADED = Error(503, "overloaded", "The service is at capacity; retry after Retry-After seconds.")
 UNHEALTHY = "unavailable"  # the health check's code when the database does not answer
 RETRY_AFTER_SECONDS = "1"
 

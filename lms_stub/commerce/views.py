@@ -52,9 +52,7 @@ def baskets(request):
     except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.", course_id=course_id)
     except http_client.RequestError as exc:
-        return error(
-            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}."
-        )
+        return error(502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}.")
     return _answer(response, course_id)
 
 
@@ -72,9 +70,7 @@ def order(request, number: str):
     except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer in time.")
     except http_client.RequestError as exc:
-        return error(
-            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}."
-        )
+        return error(502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}.")
     return _read_answer(response)
 
 

@@ -77,9 +77,7 @@ def confirm(request):
     except http_client.Timeout:
         return error(504, "ecommerce_timeout", "ecommerce did not answer the notification in time.")
     except http_client.RequestError as exc:
-        return error(
-            502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}."
-        )
+        return error(502, "ecommerce_unreachable", f"ecommerce could not be reached: {exc}.")
     return _html(pages.receipt_page(notification, answer.status_code, answer.text[:2000]))
 
 

@@ -14,7 +14,9 @@ configuration on this machine differed by up to about 8 %, docs/decisions.md) an
 label every table uses.
 """
 
-from locustfiles.suite import thresholds
+from collections import Counter
+
+from locustfiles.suite import refusals, thresholds
 from locustfiles.suite.profiles import plural
 
 NOISE_PCT = 10.0
@@ -85,18 +87,26 @@ def verdict_findings(summary: dict) -> list[dict]:
             continue
         (threshold,) = thresholds.parse(check["threshold"])
         field = thresholds.FIELDS.get(threshold.metric, threshold.metric)
-        broke = [r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(r)[0]]
+        scope = check.get("scope")  # judged on a part of each row (the accepted purchases)
+
+        def judged(row: dict, scope=scope) -> dict:
+            return (row.get("accepted") or {}) if scope else row
+
+        broke = [
+            r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(judged(r))[0]
+        ]
         measured = (
             "was not measured"
             if check["value"] is None
             else f"was {_value(threshold.metric, check['value'])}"
         )
-        text = f"The threshold {check['threshold']} failed: {threshold.metric} {measured}"
+        of = f" for the {scope}" if scope else ""
+        text = f"The threshold {check['threshold']} failed{of}: {threshold.metric} {measured}"
         if broke:
             first = broke[0]
             text += (
                 f"; {plural(len(broke), 'step')} broke it, first {label(first)} "
-                f"({threshold.metric} {_value(threshold.metric, first.get(field))})"
+                f"({threshold.metric} {_value(threshold.metric, judged(first).get(field))})"
             )
         # A capacity run is meant to end on the step that breaks: that is its measurement.
         out.append(_finding("warning" if "capacity_rpm" in summary else "problem", text + "."))
@@ -118,7 +128,7 @@ def warm_up_findings(summary: dict) -> list[dict]:
         f"{plural(warm.get('failures') or 0, 'failure')}, {warm.get('missed') or 0} missed"
     )
     checks = (summary.get("verdict") or {}).get("thresholds") or []
-    rules = thresholds.parse(" ".join(c["threshold"] for c in checks))
+    rules = thresholds.parse(" ".join(c["threshold"] for c in checks if not c.get("scope")))
     broken = (
         [str(c["threshold"]) for c in thresholds.judge(rules, warm)["checks"] if not c["ok"]] if rules else []
     )
@@ -220,21 +230,39 @@ def error_findings(summary: dict) -> list[dict]:
     if not endpoints:
         return []
     total = sum(e["requests"] for e in endpoints.values())
+    # Refused on purpose by a service past its limit (503 overloaded, with Retry-After): said
+    # apart from the failures, which are what a well-handled overload must not have.
+    shed = Counter()
+    for name, row in endpoints.items():
+        for refusal, count in (row.get("refusals") or {}).items():
+            if refusals.is_shed(refusal):
+                shed[(name, refusal.split(" ", 1)[0])] += count
     by_status = [
-        (name, status, count)
+        (name, status, count - shed[(name, str(status))])
         for name, row in endpoints.items()
         for status, count in row.get("statuses", {}).items()
-        if not str(status).startswith("2")
+        if not str(status).startswith("2") and count > shed[(name, str(status))]
     ]
+    found = []
+    if shed:
+        listed = "; ".join(f"{name} ×{count}" for (name, _), count in shed.most_common())
+        found.append(
+            _finding(
+                "warning",
+                f"{plural(sum(shed.values()), 'request')} of {total} were shed: refused at once as "
+                f"overloaded (503 with Retry-After), nothing written: {listed}.",
+            )
+        )
     if not by_status:
-        return [_finding("info", f"No request failed ({plural(total, 'request')}).")]
+        return found or [_finding("info", f"No request failed ({plural(total, 'request')}).")]
     by_status.sort(key=lambda x: -x[2])
     failed = sum(count for *_, count in by_status)
     listed = "; ".join(
         f"{name} answered {'no response' if status == '0' else status} ×{count}"
         for name, status, count in by_status
     )
-    return [_finding("problem", f"{plural(failed, 'request')} of {total} failed: {listed}.")]
+    what = "failed otherwise" if shed else "failed"
+    return [_finding("problem", f"{plural(failed, 'request')} of {total} {what}: {listed}."), *found]
 
 
 def audit_findings(summary: dict) -> list[dict]:

@@ -35,6 +35,7 @@ from locustfiles.suite import (
     findings,
     profiles,
     provenance,
+    refusals,
     report,
     results,
     services,
@@ -130,11 +131,17 @@ class LoadRun:
         status = getattr(response, "status_code", 0) or 0
         ok = exception is None
         header = response.headers.get("Server-Timing") if status else None
+        text = getattr(response, "text", None) if status and not ok else None
         self.recorder.request(
-            name, start, response_time, ok, status, parse_server_timing(header) if header else None
+            name,
+            start,
+            response_time,
+            ok,
+            status,
+            parse_server_timing(header) if header else None,
+            refusals.code(status, text) if not ok else None,
         )
         if not ok:
-            text = getattr(response, "text", None) if status else None
             self.recorder.example(name, status, text or repr(exception))
         if self.request_log:
             self.request_log.write(f"{start:.6f},{response_time:.3f},{name},{int(ok)},{status}\n")

@@ -29,6 +29,7 @@ SIZE_VARIABLES = (
     "FAULT_SECONDS",
     "WARMUP_SECONDS",
     "SAMPLE_HZ",
+    "CAPACITY_RPM",
 )
 
 
@@ -203,6 +204,75 @@ class Profiling(Rpm):
         profiling = summary.get("profiling") or {}
         if not profiling.get("taken"):
             reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
+
+
+# A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
+ACCEPTED = "accepted purchases"
+
+
+class Overload(Profile):
+    """Past capacity on purpose: is the overload handled well? Purchases arrive at RPM, or at
+    1.5 x CAPACITY_RPM (what a capacity run held), after a warm-up at the capacity rate. A
+    service past its limit refuses new work at once (503 overloaded, Retry-After: common/
+    shedding.py), so PASS means: p95 bounded, for every answer and for the accepted purchases
+    alone (fast refusals must not flatter it); every failure a JSON 503 or 429 (``unshed``);
+    and no refused purchase left an order behind (the audit's unanswered orders are no more
+    than the paid journeys that failed after their payment was taken)."""
+
+    name = "overload"
+    help = (
+        "past capacity: purchases at {RPM} per minute for {DURATION} s after {WARMUP_SECONDS} s of "
+        "warm-up at {CAPACITY_RPM}; PASS: p95 bounded, every failure a JSON 503/429 that left nothing"
+    )
+    defaults = {"RPM": "", "CAPACITY_RPM": "", "DURATION": "120", "WARMUP_SECONDS": "30"}
+    unset = {"RPM": "1.5 × CAPACITY_RPM", "CAPACITY_RPM": "RPM / 1.5; give one of them"}
+    thresholds = "p95<2000 unshed<0.01"
+    open_model = True
+    sections = ("overload",)
+    FACTOR = 1.5
+
+    def rates(self, env) -> tuple[float, float]:
+        """(the overload rate, the warm-up's rate)."""
+        settings = self.settings(env)
+        if settings["RPM"]:
+            target = numbers(settings["RPM"])[0]
+            capacity = (
+                numbers(settings["CAPACITY_RPM"])[0] if settings["CAPACITY_RPM"] else target / self.FACTOR
+            )
+        elif settings["CAPACITY_RPM"]:
+            capacity = numbers(settings["CAPACITY_RPM"])[0]
+            target = capacity * self.FACTOR
+        else:
+            raise ValueError("the overload profile needs RPM, or CAPACITY_RPM (it runs at 1.5 × that)")
+        return round(target, 1), round(capacity, 1)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target, capacity = self.rates(env)
+        duration = int(settings["DURATION"])
+        if duration < 1:
+            raise ValueError("DURATION must be at least 1 second")
+        steps = [Step(0, 0, duration, target_rpm=target, label=f"{target:g} RPM (overload)")]
+        steps = with_warm_up(steps, _warm_up_seconds(settings), capacity)
+        return Plan(self.name, steps, True, users_for(target))
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        from locustfiles.suite import results
+
+        checks, reasons = super().judge(summary, rules)
+        accepted = summary["overall"].get("accepted") or {}
+        broken = []
+        for rule in rules:
+            if rule.metric in accepted:
+                ok, value = rule.check(accepted)
+                checks.append({"threshold": str(rule), "scope": ACCEPTED, "value": value, "ok": ok})
+                broken += [] if ok else [f"{rule} ({ACCEPTED})"]
+        if broken:
+            reasons.append("thresholds failed: " + ", ".join(broken))
+        summary["overload"] = results.overload_figures(summary)
+        left = summary["overload"]["orders_left_by_refusals"]
+        if left:
+            reasons.append(f"{plural(left, 'order')} committed for purchases that were not answered 2xx")
         return checks, reasons
 
 
@@ -430,11 +500,23 @@ class Manual(Profile):
 
 
 PROFILES: dict[str, Profile] = {
-    p.name: p for p in (Ramp(), Rpm(), Capacity(), Soak(), Smoke(), Chaos(), Edx2015(), Profiling(), Manual())
+    p.name: p
+    for p in (
+        Ramp(),
+        Rpm(),
+        Capacity(),
+        Overload(),
+        Soak(),
+        Smoke(),
+        Chaos(),
+        Edx2015(),
+        Profiling(),
+        Manual(),
+    )
 }
 # The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
 # from the web UI of `make run`).
-RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "soak", "chaos", "edx2015", "profile")
+RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "overload", "soak", "chaos", "edx2015", "profile")
 
 
 def get(name: str) -> Profile:

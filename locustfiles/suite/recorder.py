@@ -22,22 +22,34 @@ TIMELINE_POINTS = 720  # at most; the timeline's buckets double in length past t
 
 
 class EndpointStats:
-    __slots__ = ("histogram", "failures", "statuses", "timing_ms", "timed")
+    __slots__ = ("histogram", "accepted", "failures", "statuses", "refusals", "timing_ms", "timed")
 
     def __init__(self):
         self.histogram = Histogram()
+        self.accepted = Histogram()  # the 2xx answers only: what a refusal's speed cannot flatter
         self.failures = 0
         self.statuses: Counter[int] = Counter()
+        # Failures answered as a JSON 503 or 429, by "status code" (refusals.py).
+        self.refusals: Counter[str] = Counter()
         # The services' Server-Timing entries: milliseconds summed, and answers that had each.
         self.timing_ms: Counter[str] = Counter()
         self.timed: Counter[str] = Counter()
 
     def record(
-        self, value_ms: int, ok: bool, status: int, server_timing: dict[str, float] | None = None
+        self,
+        value_ms: int,
+        ok: bool,
+        status: int,
+        server_timing: dict[str, float] | None = None,
+        refusal: str | None = None,
     ) -> None:
         self.histogram.add(value_ms)
+        if ok and 200 <= status < 300:
+            self.accepted.add(value_ms)
         if not ok:
             self.failures += 1
+            if refusal:
+                self.refusals[f"{status} {refusal}"] += 1
         self.statuses[status] += 1
         if server_timing:
             self.timing_ms.update(server_timing)
@@ -45,8 +57,10 @@ class EndpointStats:
 
     def merge(self, other: "EndpointStats") -> None:
         self.histogram.merge(other.histogram)
+        self.accepted.merge(other.accepted)
         self.failures += other.failures
         self.statuses.update(other.statuses)
+        self.refusals.update(other.refusals)
         self.timing_ms.update(other.timing_ms)
         self.timed.update(other.timed)
 
@@ -57,8 +71,10 @@ class EndpointStats:
     def to_dict(self) -> dict:
         return {
             "histogram": self.histogram.to_dict(),
+            "accepted": self.accepted.to_dict(),
             "failures": self.failures,
             "statuses": {str(k): v for k, v in self.statuses.items()},
+            "refusals": dict(self.refusals),
             "timing_ms": dict(self.timing_ms),
             "timed": dict(self.timed),
         }
@@ -67,8 +83,10 @@ class EndpointStats:
     def from_dict(cls, data: dict) -> "EndpointStats":
         stats = cls()
         stats.histogram = Histogram.from_dict(data["histogram"])
+        stats.accepted = Histogram.from_dict(data.get("accepted", {}))
         stats.failures = data["failures"]
         stats.statuses = Counter({int(k): v for k, v in data["statuses"].items()})
+        stats.refusals = Counter(data.get("refusals", {}))
         stats.timing_ms = Counter(data.get("timing_ms", {}))
         stats.timed = Counter(data.get("timed", {}))
         return stats
@@ -179,8 +197,12 @@ class Recorder:
         ok: bool,
         status: int,
         server_timing: dict[str, float] | None = None,
+        refusal: str | None = None,
     ) -> None:
-        self._seconds[math.floor(start_time)][name].record(to_ms(response_time), ok, status, server_timing)
+        """``refusal``: a failure's error code when it was a JSON 503 or 429 (refusals.code)."""
+        self._seconds[math.floor(start_time)][name].record(
+            to_ms(response_time), ok, status, server_timing, refusal
+        )
 
     def example(self, name: str, status: int, text: str) -> None:
         """Keep the first few answers of a failing kind, to say in the report what went wrong."""

@@ -3,7 +3,7 @@ bucket) for the order endpoint, the same row for the whole run, per-endpoint row
 profile-specific results (capacity, soak trend)."""
 
 from common.contract import paths
-from locustfiles.suite import paid_journey
+from locustfiles.suite import paid_journey, refusals
 from locustfiles.suite.histogram import PERCENTILES, Histogram
 from locustfiles.suite.plan import Plan
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
@@ -13,6 +13,7 @@ ORDER_ENDPOINT = paths.COMMERCE_BASKETS
 PAID_ORDER_ENDPOINT = paid_journey.ORDER_READ
 # A percentile rests on too few samples when fewer than this many lie at or beyond it.
 TAIL_SAMPLES = 5
+ACCEPTED_PERCENTILES = (50, 95, 99)
 
 
 def thin(requests: int) -> list[str]:
@@ -40,8 +41,23 @@ def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> di
         **stats.histogram.percentiles(PERCENTILES),
         "thin": thin(requests),
         "statuses": {str(k): v for k, v in sorted(stats.statuses.items())},
+        # Failures answered as a JSON 503 or 429 (refusals.py), those of them shed, the others.
+        "refusals": dict(sorted(stats.refusals.items())),
+        "shed": sum(n for refusal, n in stats.refusals.items() if refusals.is_shed(refusal)),
+        "unshed_failures": stats.failures - sum(stats.refusals.values()),
+        # The 2xx answers' percentiles: fast refusals cannot make these look better.
+        "accepted": stats.accepted.percentiles(ACCEPTED_PERCENTILES),
         "server_timing": stats.timing_means(),
     }
+    return row
+
+
+def _unshed(row: dict) -> dict:
+    """The row's ``unshed``: failures of any endpoint that were not a JSON 503 or 429, as a
+    fraction of every endpoint's requests (the overload profile's threshold)."""
+    endpoints = row["endpoints"].values()
+    requests = sum(e["requests"] for e in endpoints)
+    row["unshed"] = round(sum(e["unshed_failures"] for e in endpoints) / requests, 4) if requests else None
     return row
 
 
@@ -62,6 +78,7 @@ def step_rows(plan: Plan, steps: dict[int, StepStats], readings: dict[int, dict]
                 name: _row(endpoint, step.seconds, 0, 0) for name, endpoint in sorted(stats.endpoints.items())
             },
         }
+        _unshed(row)
         if stats.degraded_from is not None:
             row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
         row.update(readings.get(step.index, {}))
@@ -85,7 +102,7 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
     seconds = sum(s.seconds for s in chosen)
     row = _row(merged, seconds, arrivals, missed)
     row["endpoints"] = {name: _row(e, seconds, 0, 0) for name, e in sorted(endpoints.items())}
-    return row
+    return _unshed(row)
 
 
 def successes(
@@ -219,3 +236,41 @@ def merged_histogram(steps: dict[int, StepStats], name: str = ORDER_ENDPOINT) ->
         if name in stats.endpoints:
             histogram.merge(stats.endpoints[name].histogram)
     return histogram
+
+
+def overload_figures(summary: dict) -> dict:
+    """What an overload run shows (profiles.Overload): how many purchases were accepted and how
+    many refused, how fast each kind was answered, and whether a refusal left an order behind.
+
+    A refused purchase writes nothing, so the orders committed without a 2xx answer (the
+    audit's ``unanswered``) may only come from purchases that failed otherwise: a paid journey
+    that failed after its payment was taken (the processor's confirmation, or the order read
+    back), or an order request that failed without a refusal (a timeout, a 502). Any more were
+    left by refusals (``orders_left_by_refusals``): that fails the run."""
+    overall = summary["overall"]
+    endpoints = overall.get("endpoints") or {}
+    audit_result = summary.get("audit") or {}
+
+    def failures(name: str) -> int:
+        return (endpoints.get(name) or {}).get("failures", 0)
+
+    order = endpoints.get(ORDER_ENDPOINT) or {}
+    after_payment = failures(PAID_ORDER_ENDPOINT) + failures(paid_journey.PAY_CONFIRM)
+    unanswered = audit_result.get("unanswered") or 0
+    allowed = after_payment + order.get("unshed_failures", 0)
+    refused = {name: e["refusals"] for name, e in endpoints.items() if e.get("refusals")}
+    return {
+        "target_rpm": next((s["target_rpm"] for s in summary["steps"]), None),
+        "achieved_rpm": overall.get("rpm"),
+        "purchases": overall.get("requests"),
+        "accepted": sum(n for status, n in (order.get("statuses") or {}).items() if status.startswith("2")),
+        "shed": {name: e["shed"] for name, e in endpoints.items() if e.get("shed")},
+        "refusals": refused,
+        "unshed_failures": sum(e.get("unshed_failures", 0) for e in endpoints.values()),
+        "p95": overall.get("p95"),
+        "p95_accepted": (overall.get("accepted") or {}).get("p95"),
+        "orders_committed": audit_result.get("orders"),
+        "unanswered_orders": unanswered,
+        "failed_after_payment": after_payment,
+        "orders_left_by_refusals": max(0, unanswered - allowed),
+    }

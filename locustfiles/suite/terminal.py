@@ -109,7 +109,11 @@ def lines(summary: dict) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
     out += [f"  - {reason}" for reason in verdict["reasons"]]
-    broken = [f"{c['threshold']} (measured {c['value']})" for c in verdict["thresholds"] if not c["ok"]]
+    broken = [
+        f"{c['threshold']}{f' ({s})' if (s := c.get('scope')) else ''} (measured {c['value']})"
+        for c in verdict["thresholds"]
+        if not c["ok"]
+    ]
     if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
@@ -137,4 +141,20 @@ def lines(summary: dict) -> list[str]:
     out.append(audit_line(summary["audit"]))
     if summary.get("client"):
         out += client_lines(summary["client"])
+    if summary.get("overload"):
+        out += overload_lines(summary["overload"])
     return out
+
+
+def overload_lines(overload: dict) -> list[str]:
+    """An overload run (make overload): accepted and refused purchases, and what they left."""
+    shed = ", ".join(f"{name} {n}" for name, n in overload["shed"].items()) or "none"
+    return [
+        f"overload: {overload['accepted']} of {overload['purchases']} purchases accepted at "
+        f"{overload['achieved_rpm']} RPM (target {overload['target_rpm']}); p95 {overload['p95']} ms, "
+        f"accepted purchases' p95 {overload['p95_accepted']} ms",
+        f"  shed (503 overloaded): {shed}; other failures: {overload['unshed_failures']}",
+        f"  orders without a 2xx answer: {overload['unanswered_orders']} "
+        f"({overload['failed_after_payment']} paid journeys failed after payment); "
+        f"left by refusals: {overload['orders_left_by_refusals']}",
+    ]

@@ -1,8 +1,10 @@
 """Pass/fail thresholds in the style of k6: ``THRESHOLDS="p95<460 errors<0.01 missed<0.01"``.
 
 Metrics: p50 ... p100 (ms), mean (ms), errors and missed (fractions of requests and of
-arrivals), rpm and rps (achieved). Operators: < <= > >=. A threshold is judged on a step (or
-on the whole run); one that cannot be judged (no data) fails.
+arrivals), rpm and rps (achieved), unshed (failures of any endpoint that were not a JSON 503 or
+429, the services' refusals, as a fraction of all requests: locustfiles/suite/refusals.py).
+Operators: < <= > >=. A threshold is judged on a step (or on the whole run); one that cannot be
+judged (no data) fails.
 """
 
 import operator
@@ -25,6 +27,7 @@ METRICS = (
     "missed",
     "rpm",
     "rps",
+    "unshed",
 )
 FIELDS = {"missed": "missed_rate"}  # a threshold on missed arrivals reads their fraction
 PATTERN = re.compile(r"^(?P<metric>[a-z0-9]+)(?P<op><=|>=|<|>)(?P<limit>-?\d+(\.\d+)?)$")

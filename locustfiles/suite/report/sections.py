@@ -7,7 +7,7 @@ to files of the run folder ({"kind": "links", "links": [{"href", "text"}, ...]})
 templates turn the same data into HTML and Markdown.
 """
 
-from locustfiles.suite import scalability
+from locustfiles.suite import refusals, scalability
 from locustfiles.suite.cpu import mix_words
 from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
 from locustfiles.suite.histogram import PERCENTILES
@@ -125,6 +125,11 @@ def _has_thin(rows: list[dict]) -> bool:
 # --- the top ------------------------------------------------------------------------------
 
 
+def _named(check: dict) -> str:
+    """A threshold check as the report names it: "p95<2000", "p95<2000 (accepted purchases)"."""
+    return check["threshold"] + (f" ({check['scope']})" if check.get("scope") else "")
+
+
 def _broken(summary: dict, broken: list[str]) -> list[str]:
     """The broken thresholds under the badge; a capacity run's are those of the step that ended
     it, which is what it measures, not a failure."""
@@ -143,7 +148,7 @@ def database_at_start(summary: dict) -> str | None:
 def header(summary: dict) -> dict:
     """Title, when, how long, and the verdict with every reason it failed."""
     verdict = summary["verdict"]
-    broken = [f"{c['threshold']} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
+    broken = [f"{_named(c)} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]]
     other = [r for r in verdict["reasons"] if not r.startswith("thresholds failed")]
     labels = [row.get("label") or "" for row in summary["steps"]]
     steps = f": {', '.join(labels)}" if 0 < len(labels) <= 4 else f", {plural(len(labels), 'step')}"
@@ -338,12 +343,26 @@ def endpoints(summary: dict) -> dict:
     )
 
 
+def _error_rows(name: str, row: dict) -> list[list]:
+    """An endpoint's failures by status; a status's JSON refusals (503 or 429) on rows of their
+    own, named by their error code: "503 shed (overloaded)", "503 refused (pool_exhausted)"."""
+    rows = []
+    found = row.get("refusals") or {}
+    for status, count in row["statuses"].items():
+        if status.startswith("2"):
+            continue
+        mine = {refusal: n for refusal, n in found.items() if refusal.split(" ", 1)[0] == status}
+        rows += [[cell(name, "code"), refusals.label(refusal), n] for refusal, n in sorted(mine.items())]
+        if count > sum(mine.values()):
+            rows.append([cell(name, "code"), status, count - sum(mine.values())])
+    return rows
+
+
 def errors(summary: dict) -> dict:
     status_rows = [
-        [cell(name, "code"), status, count]
+        line
         for name, row in (summary["overall"].get("endpoints") or {}).items()
-        for status, count in row["statuses"].items()
-        if not status.startswith("2")
+        for line in _error_rows(name, row)
     ]
     examples = summary.get("error_examples") or {}
     example_rows = [[kind, cell(text_, "code")] for kind, texts in examples.items() for text_ in texts]
@@ -692,7 +711,7 @@ def thresholds(summary: dict) -> dict:
             ["threshold", "measured", "result"],
             [
                 [
-                    c["threshold"],
+                    _named(c),
                     c["value"],
                     cell("ok" if c["ok"] else "BROKEN", mark=None if c["ok"] else "warn"),
                 ]
@@ -1052,12 +1071,49 @@ def profiling(summary: dict) -> dict:
     return section("profiling", "Where the CPU goes", *blocks)
 
 
+def overload(summary: dict) -> dict | None:
+    found = summary.get("overload")
+    if not found:
+        return None
+    refusal_rows = [
+        [cell(name, "code"), refusals.label(refusal), n]
+        for name, kinds in found["refusals"].items()
+        for refusal, n in sorted(kinds.items())
+    ]
+    return section(
+        "overload",
+        "Past capacity",
+        text(
+            f"Purchases arrived at {fmt(found['target_rpm'])} RPM and were answered at "
+            f"{fmt(found['achieved_rpm'])} RPM: {fmt(found['accepted'])} of {fmt(found['purchases'])} "
+            f"accepted. A service past its in-flight limit refuses new work at once with 503 overloaded "
+            "and Retry-After, before it writes anything (shed)."
+        ),
+        table(
+            ["figure", "value"],
+            [
+                ["p95, every answer of the order endpoint (ms)", found["p95"]],
+                ["p95, its accepted purchases only (ms)", found["p95_accepted"]],
+                ["failures that were not a JSON 503 or 429", found["unshed_failures"]],
+                ["orders committed", found["orders_committed"]],
+                ["orders without a 2xx answer", found["unanswered_orders"]],
+                ["paid journeys that failed after the payment was taken", found["failed_after_payment"]],
+                ["orders left by refused purchases (must be 0)", found["orders_left_by_refusals"]],
+            ],
+        ),
+        table(["endpoint", "refusal", "count"], refusal_rows, caption="Refusals by endpoint:")
+        if refusal_rows
+        else text("Nothing was refused."),
+    )
+
+
 PROFILE_SECTIONS = {
     "capacity": capacity,
     "soak": soak,
     "reliability": reliability,
     "client": client,
     "profiling": profiling,
+    "overload": overload,
 }
 
 
