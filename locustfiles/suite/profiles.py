@@ -204,6 +204,7 @@ class Profiling(Rpm):
         profiling = summary.get("profiling") or {}
         if not profiling.get("taken"):
             reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
+        return checks, reasons
 
 
 # A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
