@@ -214,8 +214,10 @@ class Duplicates(Fault):
             ),
             (
                 "every answer to them was that order or 'retry shortly'",
-                set(same.get("statuses", {})) <= {"201", "409"}
-                and set(same.get("codes", [])) <= {contract_errors.REQUEST_IN_PROGRESS},
+                set(same.get("statuses", {})) <= {"201", "409", "503"}
+                # In progress (409), or refused by a worker past its in-flight limit (503).
+                and set(same.get("codes", []))
+                <= {contract_errors.REQUEST_IN_PROGRESS, contract_errors.OVERLOADED.code},
                 same.get("statuses"),
             ),
             (
