@@ -235,8 +235,8 @@ TABLE: tuple[Variable, ...] = (
     Variable("TEST_MYSQL_DIR", "{ROOT}/var/test/mysql", "str", "`make test`'s own MariaDB", shell=True),
     Variable("TEST_MYSQL_PORT", None, "int", "`make test`'s MariaDB port", shown="a free port"),
     # --- Addresses -------------------------------------------------------------------------------
-    *_service("LMS", "lms_stub", "18000", max_in_flight="8"),
-    *_service("ECOMMERCE", "ecommerce", "18130", max_in_flight="8"),
+    *_service("LMS", "lms_stub", "18000", max_in_flight="4"),
+    *_service("ECOMMERCE", "ecommerce", "18130", max_in_flight="4"),
     Variable("LOCUST_PORT", "8089", "int", "Locust web UI port (127.0.0.1)", shell=True),
     Variable(
         "LMS_URL",

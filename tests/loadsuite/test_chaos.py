@@ -142,6 +142,45 @@ def test_the_duplicates_outcome():
     }
     checks = outcome(chaos.checks(row(), Event("duplicates", 1.0, 2.0, two_orders), {}, 0.0))
     assert checks["20 requests with one Idempotency-Key placed one order"] is False
+    # A worker past its in-flight limit refuses some of them at once: "retry shortly" too.
+    shed = {**good, "same_key": {**good["same_key"], "statuses": {"201": 12, "409": 2, "503": 6}}}
+    shed["same_key"]["codes"] = ["overloaded", "request_in_progress"]
+    assert all(c["ok"] for c in chaos.checks(row(), Event("duplicates", 1.0, 2.0, shed), {}, 0.0))
+    broken = {**shed, "same_key": {**shed["same_key"], "codes": ["overloaded", "server_error"]}}
+    checks = outcome(chaos.checks(row(), Event("duplicates", 1.0, 2.0, broken), {}, 0.0))
+    assert checks["every answer to them was that order or 'retry shortly'"] is False
+
+
+def test_a_shed_request_is_no_failure_of_a_fault_but_any_other_503_is():
+    """A slow enrollment API keeps the LMS's workers busy: they refuse new work (503 overloaded)
+    rather than be exhausted; that is no failed request. A 503 of another kind still is."""
+    event = Event("lms_slow", started=1.0, ended=2.0)
+    reads = "/api/commerce/v1/orders/[number]/"
+    shed = row(
+        statuses={"202": 4},
+        p100=100,
+        endpoints={
+            "/auto_auth": {"statuses": {"201": 3, "503": 2}, "refusals": {"503 overloaded": 2}},
+            reads: {
+                "failures": 1,
+                "statuses": {"200": 3, "503": 1},
+                "refusals": {"503 ecommerce_unavailable: overloaded": 1},
+            },
+        },
+    )
+    assert all(c["ok"] for c in chaos.checks(shed, event, {}, 0.5))
+    exhausted = row(
+        statuses={"202": 4},
+        p100=100,
+        endpoints={
+            "/auto_auth": {
+                "statuses": {"201": 3, "503": 3},
+                "refusals": {"503 overloaded": 2, "503 pool_exhausted": 1},
+            }
+        },
+    )
+    result = outcome(chaos.checks(exhausted, event, {}, 0.5))
+    assert result["no worker or pool exhaustion (no failed request)"] is False
 
 
 def paid_once(number) -> list[dict]:

@@ -3,6 +3,7 @@ overload profile's plan and judgement, and how the report names shed requests. T
 seconds long against the suite's stack, is at the end."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from locustfiles.suite import findings, paid_journey, plan, profiles, refusals, 
 from locustfiles.suite.recorder import Recorder
 from tests.loadsuite import synthetic
 
+ROOT = Path(__file__).resolve().parents[2]
 BASKET = results.ORDER_ENDPOINT
 AUTO_AUTH = "/auto_auth"
 OVERLOADED = json.dumps({"error": "overloaded", "message": "The service is at capacity."})
@@ -212,19 +214,25 @@ def test_the_terminal_says_what_was_shed():
 
 
 @pytest.mark.slow
-@pytest.mark.stack_order(1)  # it restarts the services with a limit of 1; later tests restart them
 def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stack_env):
+    """Both services limited to one request in flight per worker, 20 purchases a second: some
+    are refused, and the run sees them as refusals."""
     from tests.loadsuite.test_profiles import run
 
-    code, folder, summary = run(
-        stack_env,
-        "overload",
-        RPM=1200,
-        DURATION=6,
-        WARMUP_SECONDS=0,
-        LMS_MAX_IN_FLIGHT=1,
-        ECOMMERCE_MAX_IN_FLIGHT=1,
-    )
+    try:
+        code, folder, summary = run(
+            stack_env,
+            "overload",
+            RPM=1200,
+            DURATION=6,
+            WARMUP_SECONDS=0,
+            LMS_MAX_IN_FLIGHT=1,
+            ECOMMERCE_MAX_IN_FLIGHT=1,
+        )
+    finally:  # the next tests find the services as the stack started them
+        subprocess.run(
+            [str(ROOT / "scripts/stack.sh"), "restart"], env=stack_env, capture_output=True, timeout=300
+        )
     figures = summary["overload"]
     print(json.dumps(figures, indent=1), file=sys.stderr)
     assert summary["config"]["lms_max_in_flight"] == "1"

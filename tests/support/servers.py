@@ -24,6 +24,12 @@ SERVICES = {
 }
 
 
+# The test stacks run without admission control (common/shedding.py) unless a test sets a limit:
+# their tests send bursts of concurrent requests on purpose (locks, pools, idempotency), which
+# a worker past its limit would refuse. tests/integration/test_shedding.py sets the limits.
+SHEDDING_OFF = {"LMS_MAX_IN_FLIGHT": "0", "ECOMMERCE_MAX_IN_FLIGHT": "0"}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -128,6 +134,7 @@ def start_service(
     var_dir = ROOT / "var" / "test" / f"{service}-{port}"
     (var_dir / "log").mkdir(parents=True, exist_ok=True)
     run_env = {
+        **SHEDDING_OFF,
         **os.environ,
         **(env or {}),
         "VAR_DIR": str(var_dir),

@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.support import mysql
-from tests.support.servers import free_port, migrated_database
+from tests.support.servers import SHEDDING_OFF, free_port, migrated_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,6 +21,7 @@ def stack_environment(name: str, databases: tuple[str, str], **extra: str) -> di
     given (ecommerce, lms) databases, var/test/<name>/ for its pid files and logs."""
     lms_port, ecommerce_port = free_port(), free_port()
     return {
+        **SHEDDING_OFF,
         **os.environ,
         "VAR_DIR": str(ROOT / "var" / "test" / name),
         # Collected once for every test stack (they come from the installed packages only).

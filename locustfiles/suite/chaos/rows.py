@@ -1,5 +1,13 @@
 """A step's row of results (results.step_rows) read as the checks need it: answers by status
-per endpoint, the errors of all endpoints together, failures no fault allows."""
+per endpoint, the errors of all endpoints together, failures no fault allows.
+
+A request shed by a worker past its in-flight limit (503 overloaded with Retry-After, refused
+before anything was written: common/shedding.py) is no failure of a fault's checks: it is how
+a worker that a fault keeps busy (a slow enrollment API holds the LMS's workers) avoids being
+exhausted.
+"""
+
+from locustfiles.suite import refusals
 
 
 def statuses_by_endpoint(row: dict) -> dict[str, dict[str, int]]:
@@ -16,21 +24,32 @@ def errors_by_status(row: dict) -> dict[str, int]:
     return errors
 
 
+def shed(endpoint: dict, status: str | None = None) -> int:
+    """An endpoint's answers that were shed (of ``status`` only, if given)."""
+    return sum(
+        n
+        for refusal, n in (endpoint.get("refusals") or {}).items()
+        if refusals.is_shed(refusal) and (status is None or refusal.split(" ", 1)[0] == status)
+    )
+
+
 def failures_other_than(row: dict, allowed: set[str]) -> tuple[bool, str]:
-    """(none seen, "endpoint status×count, ...") of the answers neither 2xx nor allowed."""
+    """(none seen, "endpoint status×count, ...") of the answers neither 2xx, nor allowed, nor
+    shed."""
     seen = {
-        f"{name} {status}": count
-        for name, statuses in statuses_by_endpoint(row).items()
-        for status, count in statuses.items()
-        if not status.startswith("2") and status not in allowed
+        f"{name} {status}": count - shed(endpoint, status)
+        for name, endpoint in row.get("endpoints", {}).items()
+        for status, count in endpoint.get("statuses", {}).items()
+        if not status.startswith("2") and status not in allowed and count > shed(endpoint, status)
     }
     return not seen, ", ".join(f"{k}×{v}" for k, v in seen.items()) or "none"
 
 
 def read_failures(row: dict) -> int:
-    """Failed order reads (the learner's order page), which no fault of the order path may break."""
+    """Failed order reads (the learner's order page), which no fault of the order path may
+    break (shed ones aside)."""
     return sum(
-        e.get("failures", 0)
+        e.get("failures", 0) - shed(e)
         for n, e in row.get("endpoints", {}).items()
         if n.startswith("/api/commerce/v1/orders")
     )
