@@ -215,7 +215,7 @@ class Duplicates(Fault):
             (
                 # A worker past its in-flight limit refuses the burst's excess at once
                 # (common/shedding.py): a JSON 503 overloaded is a "retry later" too.
-                "every answer to them was that order, 'retry shortly' or 'overloaded'",
+                "every answer to them was that order or 'retry shortly'",
                 set(same.get("statuses", {})) <= {"201", "409", "503"}
                 and set(same.get("codes", []))
                 <= {contract_errors.REQUEST_IN_PROGRESS, contract_errors.OVERLOADED.code},
