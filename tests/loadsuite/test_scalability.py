@@ -137,6 +137,16 @@ def test_the_analysis_says_why_it_predicts_no_peak_or_did_not_fit():
         f"The peak is an extrapolation: N* = {climbing['n_star']:g} lies beyond the highest concurrency "
         "measured (3).",
     ]
+    # Steps below the knee scale linearly: σ and κ stay at 0, λ alone is fitted (two steps to
+    # spare, so no "only N steps" caveat), and the caveat says the steps showed no contention.
+    n = [0.4, 0.8, 1.2]
+    linear = scalability.analyse(rows_from(n, [120.0 * v / 0.4 for v in n]), 360)
+    assert linear["parameters_fitted"] == 1 and (linear["sigma"], linear["kappa"]) == (0, 0)
+    assert linear["caveats"] == [
+        "No peak predicted within the model: the fit found no coherency cost (κ = 0), so throughput "
+        "does not turn down as concurrency grows and the steps show no contention either (σ = 0): "
+        "they stayed below the knee."
+    ]
     # As many steps as parameters fitted: the curve passes through them and checks nothing.
     n = [1, 2, 3]
     exact = scalability.analyse(rows_from(n, [100.0, 180.0, 240.0]), 1200)
