@@ -11,6 +11,7 @@ import os
 from django.db.backends.mysql import base as mysql
 
 from common.dbpool.pool import MySQLConnectionPool
+from common.dbpool.server_facts import ServerFactsOnce
 from common.dbpool.transactions import ExplicitTransactions
 from common.environment import get
 from common.timing import TimedCommits
@@ -26,7 +27,7 @@ DEFAULTS = {
 }
 
 
-class DatabaseWrapper(ExplicitTransactions, TimedCommits, mysql.DatabaseWrapper):
+class DatabaseWrapper(ServerFactsOnce, ExplicitTransactions, TimedCommits, mysql.DatabaseWrapper):
     is_pooled = True
 
     @property

@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+import requests
+
 from common.contract.server_timing import parse
 from tests.integration.helpers import new_name, order
 from tests.integration.test_loop import buy, new_learner
@@ -93,3 +95,19 @@ def test_new_relic_records_each_order_with_its_figures(stack, tmp_path):
         assert custom["db_ms"] > 0 and custom["lms_ms"] > 0 and custom["app_ms"] > 0
         # The agent's own database timing saw the same statements.
         assert intrinsics["databaseCallCount"] >= custom["queries"]
+
+
+def test_the_server_facts_are_read_once_per_worker_not_per_client_connection(stack):
+    """Django reads the server's facts (SELECT VERSION(), @@sql_mode, ...) once per connection
+    object, and under gevent each client connection gets one: every learner's first request cost
+    an extra statement. Read once per worker process, a fresh client's /auto_auth is its INSERT
+    alone (the stack runs 2 LMS workers, so at most 2 answers carry the reading)."""
+    statements = []
+    for _ in range(12):
+        with requests.Session() as fresh:  # a new TCP connection: a new greenlet on the LMS
+            answer = fresh.get(stack.lms.url + "/auto_auth", headers={"Connection": "close"}, timeout=10)
+        assert answer.status_code == 201, answer.text
+        found = re.search(r'db;dur=[0-9.]+;desc="(\d+) queries', answer.headers["Server-Timing"])
+        statements.append(int(found.group(1)))
+    assert set(statements) <= {1, 2}
+    assert statements.count(2) <= 2, statements

@@ -3,9 +3,10 @@ commits counted in the request's timing and transactions made like the pooled ba
 
 from django.db.backends.mysql import base as mysql
 
+from common.dbpool.server_facts import ServerFactsOnce
 from common.dbpool.transactions import ExplicitTransactions
 from common.timing import TimedCommits
 
 
-class DatabaseWrapper(ExplicitTransactions, TimedCommits, mysql.DatabaseWrapper):
+class DatabaseWrapper(ServerFactsOnce, ExplicitTransactions, TimedCommits, mysql.DatabaseWrapper):
     pass
