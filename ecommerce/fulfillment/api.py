@@ -49,14 +49,45 @@ def enroll_lines(order, lines) -> list[str]:
 
 
 def record_fulfillment(order, lines, statuses) -> None:
-    """Write line statuses and the resulting order status. Call inside a transaction."""
-    for line, status in zip(lines, statuses, strict=True):
-        if line.status != status:
-            Line._default_manager.filter(pk=line.pk).update(status=status)
-            line.status = status
+    """Write line statuses and the resulting order status, in one statement. Call inside a
+    transaction.
+
+    The order's row and the rows of the lines whose status changed are updated together by one
+    multi-table UPDATE (the order joined to those lines, each line's new status chosen by its id):
+    one round trip to MariaDB where an UPDATE per line and one for the order took two for a
+    one-seat order.
+    """
+    changed = [(line, status) for line, status in zip(lines, statuses, strict=True) if line.status != status]
     done = all(status == LINE.COMPLETE for status in statuses)
     order.status = ORDER.COMPLETE if done else ORDER.FULFILLMENT_ERROR
-    Order._default_manager.filter(pk=order.pk).update(status=order.status)
+    if not changed:
+        Order._default_manager.filter(pk=order.pk).update(status=order.status)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(*_statuses_statement(order, changed))
+    for line, status in changed:
+        line.status = status
+
+
+def _statuses_statement(order, changed) -> tuple[str, list]:
+    """UPDATE order JOIN its changed lines SET each status, and its parameters."""
+    quote = connection.ops.quote_name
+    orders, order_lines = quote(Order._meta.db_table), quote(Line._meta.db_table)
+    status, line_id, order_id = quote("status"), quote(Line._meta.pk.column), quote(Order._meta.pk.column)
+    foreign_key = quote(Line._meta.get_field("order").column)
+    whens = " ".join(["WHEN %s THEN %s"] * len(changed))
+    places = ", ".join(["%s"] * len(changed))
+    sql = (
+        f"UPDATE {orders} o JOIN {order_lines} l ON l.{foreign_key} = o.{order_id} "
+        f"SET o.{status} = %s, l.{status} = CASE l.{line_id} {whens} END "
+        f"WHERE o.{order_id} = %s AND l.{line_id} IN ({places})"
+    )
+    params = [order.status]
+    for line, new in changed:
+        params += [line.pk, new]
+    params.append(order.pk)
+    params += [line.pk for line, _ in changed]
+    return sql, params
 
 
 def fulfil(order, lines, then: Callable[[], T] | None = None) -> T | None:

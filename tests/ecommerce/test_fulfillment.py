@@ -269,3 +269,33 @@ def test_fulfil_commits_its_callback_with_the_statuses_or_neither(api, lms, seat
     assert Order.objects.get(pk=order.pk).status == ORDER.COMPLETE
     assert list(order.lines.values_list("status", flat=True)) == [LINE.COMPLETE]
     assert len(lms.enrollments(learner)) == 1  # the first call enrolled; the API is idempotent
+
+
+def test_the_statuses_are_written_in_one_statement_each_line_its_own(api, lms, seats, learner):
+    """record_fulfillment writes the order's status and every changed line's in one UPDATE, each
+    line getting its own status, and leaves an unchanged line and other orders alone."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from ecommerce.fulfillment.api import record_fulfillment
+
+    Line = get_model("order", "Line")
+    other = api.buy(learner, [seats[3].sku]).json()["order"]["number"]
+    number = api.buy(learner, [seat.sku for seat in seats[:3]]).json()["order"]["number"]
+    order = Order.objects.get(number=number)
+    lines = list(order.lines.order_by("pk"))
+    assert [line.status for line in lines] == [LINE.COMPLETE] * 3
+    wanted = [LINE.FULFILLMENT_SERVER_ERROR, LINE.COMPLETE, LINE.FULFILLMENT_TIMEOUT_ERROR]
+    with CaptureQueriesContext(connection) as captured, transaction.atomic():
+        record_fulfillment(order, lines, wanted)
+    updates = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("UPDATE")]
+    assert len(updates) == 1, updates
+    assert [line.status for line in lines] == wanted and order.status == ORDER.FULFILLMENT_ERROR
+    assert list(Line.objects.filter(order=order).order_by("pk").values_list("status", flat=True)) == wanted
+    assert Order.objects.get(pk=order.pk).status == ORDER.FULFILLMENT_ERROR
+    assert Order.objects.get(number=other).status == ORDER.COMPLETE
+    assert set(Line.objects.filter(order__number=other).values_list("status", flat=True)) == {LINE.COMPLETE}
+    # Nothing changed on the lines: the order's status alone.
+    with transaction.atomic():
+        record_fulfillment(order, lines, wanted)
+    assert Order.objects.get(pk=order.pk).status == ORDER.FULFILLMENT_ERROR
