@@ -89,3 +89,48 @@ def insert_or_find(instance, unique_field: str) -> bool:
             setattr(instance, meta.pk.attname, cursor.lastrowid)
             instance._state.adding, instance._state.db = False, connection.alias
     return inserted
+
+
+@functools.cache
+def _insert(model, count: int, returning: bool) -> str:
+    quote = connection.ops.quote_name
+    fields = _insert_fields(model)
+    row = f"({', '.join(['%s'] * len(fields))})"
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES {', '.join([row] * count)}"
+    )
+    return sql + f" RETURNING {quote(model._meta.pk.column)}" if returning else sql
+
+
+@functools.cache
+def _insert_fields(model) -> tuple:
+    return tuple(f for f in model._meta.concrete_fields if not f.primary_key)
+
+
+def insert_all(instances, returning_ids: bool = True) -> None:
+    """INSERT unsaved ``instances`` of one model in one statement composed once per model and
+    number of rows: what ``bulk_create`` does, without composing the statement anew (about a
+    third of a millisecond of CPU per call here). Each field's value is prepared as the ORM
+    prepares it (``pre_save``: an ``auto_now_add`` date is set on the instance). With
+    ``returning_ids`` each instance gets its primary key (``RETURNING``, in the rows' order);
+    without, the instances stay without one. No model signals are sent, as for bulk_create."""
+    if not instances:
+        return
+    model = type(instances[0])
+    if any(type(instance) is not model for instance in instances):
+        raise ValueError("insert_all takes instances of one model")
+    fields = _insert_fields(model)
+    values = [
+        f.get_db_prep_save(f.pre_save(instance, True), connection) for instance in instances for f in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert(model, len(instances), returning_ids), values)
+        if returning_ids:
+            ids = [row[0] for row in cursor.fetchall()]
+            if len(ids) != len(instances):
+                raise RuntimeError(f"{len(instances)} rows inserted, {len(ids)} ids returned")
+    for index, instance in enumerate(instances):
+        if returning_ids:
+            setattr(instance, model._meta.pk.attname, ids[index])
+        instance._state.adding, instance._state.db = False, connection.alias

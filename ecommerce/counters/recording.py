@@ -2,6 +2,7 @@
 
 from django.conf import settings
 
+from common import rows
 from ecommerce.counters.models import PurchaseEvent
 
 
@@ -12,6 +13,7 @@ def record_purchases(order_lines) -> None:
     """
     if settings.ORDER_COUNTER != "events":
         return
-    PurchaseEvent._default_manager.bulk_create(
-        [PurchaseEvent(product_id=line.product_id, quantity=line.quantity) for line in order_lines]
+    rows.insert_all(
+        [PurchaseEvent(product_id=line.product_id, quantity=line.quantity) for line in order_lines],
+        returning_ids=False,
     )

@@ -21,6 +21,7 @@ from oscar.apps.order.signals import order_placed
 from oscar.core import prices
 from oscar.core.loading import get_class, get_model
 
+from common import rows
 from common.contract import order_numbers
 from ecommerce.counters.recording import record_purchases
 
@@ -78,7 +79,8 @@ def amount_due(basket_lines) -> tuple[Decimal, str]:
 
 
 def build_basket(user, stockrecords, status: str):
-    """Write a basket holding one of each seat: the basket, then its lines in one INSERT.
+    """Write a basket holding one of each seat: the basket, then its lines in one INSERT, each
+    statement composed once (common.rows.insert_all).
 
     ``status`` is Oscar's: Open (no checkout), Frozen (awaiting payment) or Submitted (its
     order is placed in the same transaction). Lines are bulk-inserted because Oscar's Line.save
@@ -88,7 +90,7 @@ def build_basket(user, stockrecords, status: str):
     if status == Basket.SUBMITTED:
         basket.date_submitted = timezone.now()
     basket.strategy = SeatStrategy()
-    basket.save()
+    rows.insert_all([basket])
     lines = []
     for record in stockrecords:
         price = basket.strategy.fetch_for_product(record.product, stockrecord=record).price
@@ -105,7 +107,7 @@ def build_basket(user, stockrecords, status: str):
                 tax_code=getattr(price, "tax_code", None),
             )
         )
-    BasketLine._default_manager.bulk_create(lines)
+    rows.insert_all(lines)
     return basket, lines
 
 

@@ -21,6 +21,7 @@ arrives (ecommerce.payment.notifications), which claims the seats then.
 from django.db import IntegrityError, transaction
 from oscar.core.loading import get_model
 
+from common import rows
 from common.contract import errors as contract_errors
 from ecommerce.core.auth import save_new_user
 from ecommerce.core.errors import ApiError
@@ -110,7 +111,7 @@ def claim_seats(user, order, lines) -> None:
         key=lambda claim: claim.product_id,
     )
     try:
-        SeatClaim._default_manager.bulk_create(claims)
+        rows.insert_all(claims, returning_ids=False)
     except IntegrityError:
         raise SeatOwned from None
 

@@ -65,3 +65,46 @@ def test_insert_or_find_leaves_a_row_that_is_there_untouched():
     assert (stored.pk, stored.email, stored.first_name) == (first.pk, "dee@example.com", "Dee")
     assert stored.check_password("pw")
     assert User.objects.filter(username="dee").count() == 1
+
+
+def test_insert_all_writes_the_rows_as_bulk_create_would_in_one_statement(django_assert_num_queries):
+    """Each row holds what bulk_create would have stored (auto_now_add dates set), the instances
+    get their ids in the rows' order, and a second call of the same shape reuses the statement."""
+    from django.contrib.auth.models import Group
+
+    from common.rows import insert_all
+
+    User = get_user_model()
+    users = [User(username=f"row_{i}", email=f"row_{i}@example.com", password="x") for i in range(3)]
+    with django_assert_num_queries(1) as captured:
+        insert_all(users)
+    assert captured.captured_queries[0]["sql"].count("), (") == 2  # three rows, one statement
+    assert all(u.pk and not u._state.adding for u in users)
+    for user in users:
+        stored = User.objects.get(pk=user.pk)
+        assert (stored.username, stored.email, stored.date_joined) == (
+            user.username,
+            user.email,
+            user.date_joined,
+        )
+        assert stored.date_joined is not None and stored.is_active
+    groups = [Group(name="g1"), Group(name="g2")]
+    insert_all(groups, returning_ids=False)
+    assert [g.pk for g in groups] == [None, None]
+    assert Group.objects.filter(name__in=["g1", "g2"]).count() == 2
+
+
+def test_insert_all_raises_the_orms_integrity_error_and_takes_one_model(django_assert_num_queries):
+    from django.contrib.auth.models import Group
+    from django.db import IntegrityError, transaction
+
+    from common.rows import insert_all
+
+    insert_all([Group(name="taken")])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_all([Group(name="free"), Group(name="taken")], returning_ids=False)
+    assert not Group.objects.filter(name="free").exists()  # the statement is all or nothing
+    with pytest.raises(ValueError, match="one model"):
+        insert_all([Group(name="a"), get_user_model()(username="b")])
+    with django_assert_num_queries(0):
+        insert_all([])  # nothing to write: no statement
