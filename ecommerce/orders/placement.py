@@ -27,6 +27,7 @@ from ecommerce.counters.recording import record_purchases
 
 Basket = get_model("basket", "Basket")
 BasketLine = get_model("basket", "Line")
+LinePrice = get_model("order", "LinePrice")
 DefaultStrategy = get_class("partner.strategy", "Default")
 PurchaseInfo = get_class("partner.strategy", "PurchaseInfo")
 FixedPrice = get_class("partner.prices", "FixedPrice")
@@ -140,3 +141,22 @@ class SeatOrderCreator(OrderCreator):
 
     def create_line_attributes(self, order, order_line, basket_line):
         """Seats have no product options, so there are no line attributes to copy."""
+
+    def create_line_price_models(self, order, order_line, basket_line):
+        """The line's prices as Oscar breaks them down (one row per price and quantity), written
+        in one statement composed once (common.rows.insert_all) instead of an ORM create per row.
+        No model signals are sent for them; Oscar and this service listen to none."""
+        rows.insert_all(
+            [
+                LinePrice(
+                    order=order,
+                    line=order_line,
+                    quantity=quantity,
+                    price_incl_tax=price_incl_tax,
+                    price_excl_tax=price_excl_tax,
+                    tax_code=basket_line.tax_code,
+                )
+                for price_incl_tax, price_excl_tax, quantity in basket_line.get_price_breakdown()
+            ],
+            returning_ids=False,
+        )

@@ -71,6 +71,19 @@ def test_a_basket_of_two_seats_is_one_order_with_two_enrollments(api, lms, seats
     )
 
 
+def test_each_order_line_has_its_price_row_as_oscar_breaks_it_down(api, lms, seats, learner):
+    """Oscar's line price rows (written by the order path in one statement) hold each line's
+    quantity and prices, for its own order and line, as Oscar's OrderCreator would write them."""
+    number = api.buy(learner, [seats[0].sku, seats[1].sku]).json()["order"]["number"]
+    order = Order.objects.get(number=number)
+    for line in order.lines.all():
+        assert [
+            (p.order_id, p.quantity, p.price_incl_tax, p.price_excl_tax, p.tax_code)
+            for p in line.prices.all()
+        ] == [(order.pk, 1, line.unit_price_incl_tax, line.unit_price_excl_tax, line.tax_code)]
+        assert line.unit_price_excl_tax == next(s.price for s in seats if s.sku == line.partner_sku)
+
+
 def test_buying_an_owned_seat_again_is_409_and_writes_nothing(api, lms, seats, learner):
     first = api.buy(learner, [seats[0].sku]).json()["order"]
     before = row_counts()
