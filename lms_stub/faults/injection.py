@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 
 from django.conf import settings
 
+from common import rows
 from lms_stub.http import error
 
 
@@ -40,9 +41,14 @@ def from_settings() -> Faults:
 
 
 def load() -> Faults:
+    """The faults in force: the fault API's row when LMS_FAULT_CONTROL is on and a row was set,
+    else the LMS_FAULT_* settings. With the fault API off nothing can change or clear a row,
+    so one left from an earlier run is not applied (and not read: no query per refresh)."""
     from lms_stub.faults.models import FaultSettings
 
-    row = FaultSettings.objects.filter(pk=1).first()
+    if not settings.LMS_FAULT_CONTROL:
+        return from_settings()
+    row = rows.by_unique(FaultSettings, "id", 1)
     if row is None:
         return from_settings()
     return Faults(row.latency_ms, row.jitter_ms, row.error_rate, row.outage_start, row.outage_end)

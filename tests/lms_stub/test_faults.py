@@ -109,3 +109,23 @@ def test_invalid_fault_settings_are_400_and_change_nothing(client, key, faults, 
     assert response.status_code == 400
     after = client.get("/api/faults/", **fault_key).json()
     assert {k: v for k, v in after.items() if k != "now"} == {k: v for k, v in before.items() if k != "now"}
+
+
+def test_with_the_fault_api_off_a_row_left_from_earlier_is_not_applied(client, key, fault_key, settings):
+    """Nothing can change or clear the fault API's row once the API is off, so the stand-in
+    applies the environment's faults alone (and reads no row: no query per refresh)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lms_stub.faults import injection
+
+    set_faults(client, fault_key, error_rate=1)
+    assert enroll(client, key).status_code == 500
+    settings.LMS_FAULT_CONTROL = False
+    injection.forget()
+    with CaptureQueriesContext(connection) as captured:
+        assert enroll(client, key).status_code == 200
+    assert not [q for q in captured.captured_queries if "fault" in q["sql"].lower()]
+    settings.LMS_FAULT_ERROR_RATE = 1.0
+    injection.forget()
+    assert enroll(client, key).status_code == 500  # the environment's faults still apply
