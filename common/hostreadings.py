@@ -14,9 +14,11 @@ that answers ``GET /readings`` with
 * ``monotonic``: the host's monotonic clock, which the suite divides the CPU by (hosts' wall
   clocks may differ; the seconds between two readings of one host do not).
 
-Processes are found from the host's supervisord (its pid file under the deployment's prefix,
-``--supervisord-pidfile``): each of its children is a program, named by its command line, and
-counts with its descendants (gunicorn's workers). Without supervisord (a developer's stack
+Processes are found from the host's supervisord: each of its children is a program, named by
+its command line, and counts with its descendants (gunicorn's workers). The agent is one of
+those programs itself (``--supervised``: its parent is the supervisord; the deployment's pid
+file is in a folder only root reads), or is told the supervisord's pid file
+(``--supervisord-pidfile``). Without supervisord (a developer's stack
 started by scripts/stack.sh) pid files name the groups: ``--group ecommerce=var/run/ecommerce.pid``
 (with its descendants). Everything is read from /proc, which any user may read: the agent needs
 no privilege, and runs as the service user.
@@ -30,7 +32,7 @@ Standard library only, one file: the database and load balancer hosts have no vi
 the role runs it with the system python3.
 
     python3 common/hostreadings.py --name db-1 --bind 10.213.1.10 --port 18190 \
-        --allow 10.213.1.40 --supervisord-pidfile /srv/orderservice/supervisor/supervisord.pid
+        --allow 10.213.1.40 --supervised
 """
 
 import argparse
@@ -182,8 +184,10 @@ class Sources:
         supervisord_pidfile: Path | None = None,
         pidfiles: dict[str, tuple[Path, bool]] | None = None,
         proc: str = PROC,
+        supervisord_pid: int | None = None,
     ):
         self.supervisord_pidfile = supervisord_pidfile
+        self.supervisord_pid = supervisord_pid  # known (the agent's parent) rather than read
         self.pidfiles = pidfiles or {}
         self.proc = proc
 
@@ -191,10 +195,10 @@ class Sources:
         """({group: pids}, notes): the pids of each group, and what could not be found."""
         found: dict[str, list[int]] = {}
         notes = []
-        if self.supervisord_pidfile is not None:
-            root = read_pidfile(self.supervisord_pidfile)
+        if self.supervisord_pid is not None or self.supervisord_pidfile is not None:
+            root = self.supervisord_pid or read_pidfile(self.supervisord_pidfile)
             if root is None or root not in table:
-                notes.append(f"supervisord is not running ({self.supervisord_pidfile})")
+                notes.append(f"supervisord is not running ({self.supervisord_pidfile or root})")
             else:
                 for process in table.values():
                     if process.parent == root:
@@ -338,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated addresses or networks that may read (the Locust master's); others get 403",
     )
     parser.add_argument(
+        "--supervised",
+        action="store_true",
+        help="this agent is a supervisord program: the supervisord that runs it is the host's",
+    )
+    parser.add_argument(
         "--supervisord-pidfile", type=Path, help="the host's supervisord: its programs are the groups"
     )
     parser.add_argument(
@@ -348,13 +357,18 @@ def main(argv: list[str] | None = None) -> int:
         help="GROUP=PIDFILE: a group found by its pid file, with its descendants (repeatable)",
     )
     args = parser.parse_args(argv)
-    if args.supervisord_pidfile is None and not args.group:
-        parser.error("say where the processes are: --supervisord-pidfile and/or --group")
+    if args.supervisord_pidfile is None and not args.supervised and not args.group:
+        parser.error("say where the processes are: --supervised, --supervisord-pidfile and/or --group")
+    parent = None
+    if args.supervised:
+        parent = os.getppid()
+        if "supervisord" not in " ".join(command_line(parent)):
+            parser.error(f"--supervised, but the parent process ({parent}) is not a supervisord")
     try:
         networks = parse_allowed(args.allow.split(","))
     except ValueError as exc:
         parser.error(f"--allow: {exc}")
-    sources = Sources(args.supervisord_pidfile, dict(args.group))
+    sources = Sources(args.supervisord_pidfile, dict(args.group), supervisord_pid=parent)
     server = ReadingsServer((args.bind, args.port), args.name, sources, networks)
     print(f"hostreadings: {args.name} on http://{args.bind}:{server.server_port}{PATH}", flush=True)
     try:

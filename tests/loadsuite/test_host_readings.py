@@ -82,6 +82,11 @@ def burner(seconds: float, go: Path | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code, str(go or "/")])
 
 
+def cpu_seconds(process: subprocess.Popen) -> float:
+    times = psutil.Process(process.pid).cpu_times()
+    return times.user + times.system
+
+
 def test_readings_hosts_are_name_equals_url():
     assert parse_hosts([]) == {}
     assert parse_hosts(["db-1=http://10.213.1.10:18190", " lb-1 = http://10.213.1.50:18190/readings "]) == {
@@ -118,10 +123,14 @@ def test_the_sampler_sums_each_group_over_its_hosts_and_keeps_each_hosts_own(age
         hosts = parse_hosts([*agents.setting().split(","), f"lb-1=http://127.0.0.1:{free_port()}"])  # down
         sampler = ServerSampler(tmp_path, ("x",), hosts)
         monkeypatch.setattr(sampler, "status", lambda: NO_STATUS)  # no MariaDB in this test
+        before_cpu = {process.pid: cpu_seconds(process) for process in (busy, other)}
 
         before = sampler.snapshot()
         go.touch()
-        time.sleep(1.5)
+        for process, seconds in ((busy, 0.8), (other, 0.3)):  # each burns its share, however slow
+            deadline, start = time.monotonic() + 30, before_cpu[process.pid]
+            while cpu_seconds(process) < start + seconds - 0.02 and time.monotonic() < deadline:
+                time.sleep(0.05)
         after = sampler.snapshot()
         reading = sampler.reading(before, after)
     finally:
