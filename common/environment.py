@@ -481,6 +481,13 @@ TABLE: tuple[Variable, ...] = (
         shown="none",
     ),
     Variable("READINGS_TIMEOUT", "2", "float", "seconds the load suite waits for a host's readings agent"),
+    Variable(
+        "READINGS_HOST_NAME",
+        None,
+        "str",
+        "this host's name in READINGS_HOSTS: each Locust process reports it with its CPU",
+        shown="the machine's host name",
+    ),
     Variable("LOCUSTFILE", "locustfiles/buy_seat.py", "str", "the locustfile `make run` serves", shell=True),
     Variable(
         "COURSES",

@@ -126,6 +126,11 @@ class LoadRun:
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115
 
+    @property
+    def host_name(self) -> str:
+        """The host this process runs on, as READINGS_HOSTS names it."""
+        return get("READINGS_HOST_NAME", self.env) or socket.gethostname()
+
     def log(self, message: str) -> None:
         logger.error(message)
 
@@ -164,7 +169,7 @@ class LoadRun:
         # The times are the worker's own clock at both ends: the master never mixes in its own.
         used = _own_cpu_seconds() - self.cpu_at_start
         name = f"worker-{self.runner.worker_index}"
-        data["suite_cpu"] = [name, time.time(), used, self.cpu_started_at, socket.gethostname()]
+        data["suite_cpu"] = [name, time.time(), used, self.cpu_started_at, self.host_name]
 
     def on_stopping(self, environment, **_):
         """No new journey starts once the test is stopping (open-model users may be asleep
@@ -244,7 +249,7 @@ class LoadRun:
         self.cpu_seconds = {self._own_name(): (now, _own_cpu_seconds())}
         self.cpu_before = dict(self.cpu_seconds)
         self.cpu_origin = {}
-        self.locust_hosts = {self._own_name(): socket.gethostname()}
+        self.locust_hosts = {self._own_name(): self.host_name}
         self.greenlets = [gevent.spawn(self._watch), gevent.spawn(self._guard_memory)]
         self.greenlets += [gevent.spawn(task) for task in self.profile.background(self)]
         if not self.distributed:

@@ -256,6 +256,7 @@ def test_a_run_with_workers_reads_each_hosts_agent(stack_env, agents):
         WARMUP_SECONDS=2,
         WORKERS=2,
         READINGS_HOSTS=agents.setting(),
+        READINGS_HOST_NAME="locust-1",
         THRESHOLDS="errors<0.01",
     )
     assert code == 0, summary["verdict"]
@@ -280,10 +281,38 @@ def test_a_run_with_workers_reads_each_hosts_agent(stack_env, agents):
     # The workers' own CPU, counted from their start by their own clocks, and their hosts.
     workers = {name: value for name, value in step["locust_cpu"].items() if name.startswith("worker-")}
     assert len(workers) == 2 and all(0 < value < 12 for value in workers.values()), workers
-    assert set(summary["load"]["locust_hosts"]) == {"master", *workers}
+    assert summary["load"]["locust_hosts"] == dict.fromkeys(["master", *sorted(workers)], "locust-1")
     assert summary["load"]["locust_workers"] == 2
+    assert set(step["locust_cpu_by_host"]) == {"locust-1"}
     assert sum(step["locust_cpu_by_host"].values()) == pytest.approx(
         sum(step["locust_cpu"].values()), abs=0.3
     )
     html = (folder / "report.html").read_text()
     assert "Per host" in html and "ecommerce-1" in html
+
+
+def test_a_workers_cpu_is_divided_by_its_own_clock_however_far_off_the_masters():
+    """A worker on another host reports its CPU with times of its own clock, the start of its
+    count included: 30 s ahead of the master's, its first step still reads its true share."""
+    from types import SimpleNamespace
+
+    from locustfiles.suite.loadrun import LoadRun
+
+    run = object.__new__(LoadRun)  # the master's bookkeeping only: no Locust environment
+    run.environment = SimpleNamespace(runner=None)
+    run.env = {"READINGS_HOST_NAME": "locust-1"}
+    master_now = time.time()
+    run.begun = master_now - 10
+    run.cpu_seconds, run.cpu_before, run.cpu_origin = {}, {}, {}
+    run.locust_hosts = {}
+    skew = 30.0
+    # Its count began when the run's start reached it, 10 s ago by its clock; 2.5 s of CPU since.
+    report = {"suite_cpu": ["worker-0", master_now + skew, 2.5, master_now + skew - 10, "locust-2"]}
+    run.on_worker_report("client-1", report)
+    found = run._locust_cpu()
+    assert found["worker-0"] == 25.0  # 2.5 s in 10 s, not 2.5 s in 40 s
+    assert run.locust_hosts == {"worker-0": "locust-2"}
+    # The next step: its own times at both ends again.
+    run.on_worker_report("client-1", {"suite_cpu": ["worker-0", master_now + skew + 5, 3.5, 0.0, "locust-2"]})
+    assert run._locust_cpu()["worker-0"] == 20.0
+    assert run.host_name == "locust-1"
