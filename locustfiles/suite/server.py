@@ -164,6 +164,7 @@ class ServerSampler:
         cpu: dict[str, dict] = {group: {} for group in SERVICE_GROUPS}
         rss = dict.fromkeys(SERVICE_GROUPS, 0)
         kernels: dict[str, float] = {}
+        cores: dict[str, int] = {}
         for name, found in hosts.items():
             if "error" in found:
                 continue
@@ -175,6 +176,7 @@ class ServerSampler:
                     rss[group] += figures["rss_bytes"]
             if found.get("machine_busy_seconds") is not None:
                 kernels.setdefault(found.get("boot_id") or name, found["machine_busy_seconds"])
+                cores.setdefault(found.get("boot_id") or name, found.get("cores") or 0)
         # A group no host runs (no load balancer) is not read, rather than read as idle.
         cpu = {group: pids for group, pids in cpu.items() if pids}
         for group in cpu:
@@ -184,6 +186,7 @@ class ServerSampler:
             "cpu": cpu,
             "machine": None,
             "kernels": kernels,
+            "cores": sum(cores.values()),
             "rss": {group: rss[group] for group in cpu},
             "status": self.status(),
             "hosts": hosts,
@@ -269,6 +272,7 @@ class ServerSampler:
         if "hosts" in after:
             found["hosts"] = self._host_readings(before, after)
             found["kernels"] = len(after.get("kernels") or ())
+            found["machine_cores"] = after.get("cores") or None  # of every kernel read
         return found
 
     # --- MariaDB --------------------------------------------------------------------------

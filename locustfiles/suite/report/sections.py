@@ -9,7 +9,7 @@ templates turn the same data into HTML and Markdown.
 
 from locustfiles.suite import refusals, scalability
 from locustfiles.suite.cpu import mix_words
-from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
+from locustfiles.suite.findings import NEAR_FULL_CORE, label, machine_cores, shorten
 from locustfiles.suite.histogram import PERCENTILES
 from locustfiles.suite.profiles import plural
 from locustfiles.suite.terminal import payment_words
@@ -411,7 +411,7 @@ def resources(summary: dict) -> dict:
         )
     machine = any(row.get("machine_cpu_percent") is not None for row in rows)
     whole = ["CPU % Locust", "CPU % other", "CPU % machine"] if machine else []
-    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    cores = machine_cores(summary)
     notes = ["CPU is in % of one core (200 % = two cores busy)."]
     if machine:
         notes.append(
