@@ -471,6 +471,23 @@ TABLE: tuple[Variable, ...] = (
     Variable(
         "NEW_RELIC_APP_NAME", "orderservice", "str", "New Relic name prefix: `<prefix>-<service>`", shell=True
     ),
+    Variable(
+        "READINGS_HOSTS",
+        None,
+        "list",
+        "the load suite reads CPU and memory from these hosts' readings agents "
+        "(common/hostreadings.py), `name=http://address:port` each, comma-separated; unset: this "
+        "machine's processes, through the stack's pid files",
+        shown="none",
+    ),
+    Variable("READINGS_TIMEOUT", "2", "float", "seconds the load suite waits for a host's readings agent"),
+    Variable(
+        "READINGS_HOST_NAME",
+        None,
+        "str",
+        "this host's name in READINGS_HOSTS: each Locust process reports it with its CPU",
+        shown="the machine's host name",
+    ),
     Variable("LOCUSTFILE", "locustfiles/buy_seat.py", "str", "the locustfile `make run` serves", shell=True),
     Variable(
         "COURSES",

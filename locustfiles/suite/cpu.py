@@ -6,7 +6,8 @@ each Locust process reports its own. A step's CPU of a group is its CPU % of one
 seconds between the step's two readings; divided by the purchases the step completed, it is
 the group's CPU milliseconds per purchase:
 
-* ``services`` = ecommerce + lms_stub + mariadb + rollup, the system under test;
+* ``services`` = ecommerce + lms_stub + mariadb + rollup, the system under test, and haproxy
+  where a load balancer is read (READINGS_HOSTS: each group summed over the hosts it runs on);
 * ``locust``: every Locust process summed (master or local runner, and the workers);
 * ``machine``: every core's busy time (all but idle and iowait: the kernel, softirqs, a
   profiler, anything else running), so ``other`` = machine - the groups - Locust.
@@ -17,41 +18,17 @@ The paid journey costs more than a free one, so the figure is per purchase of th
 A step without a purchase has null figures, never a division by zero.
 """
 
-import os
 from collections.abc import Iterable
 
+# The machine's busy time is read as each host's readings agent reads it: one definition.
+from common.hostreadings import busy_ticks, machine_busy_seconds  # noqa: F401
 from locustfiles.suite import results
 from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
 
 SERVICES = ("ecommerce", "lms_stub", "mariadb", "rollup")  # server.GROUPS, in reading order
-KEYS = (*SERVICES, "services", "locust", "machine", "other")
+BALANCER = "haproxy"  # a group of the system under test only where there is a load balancer
+KEYS = (*SERVICES, BALANCER, "services", "locust", "machine", "other")
 PROC_STAT = "/proc/stat"
-# /proc/stat's "cpu" line: user nice system idle iowait irq softirq steal guest guest_nice.
-# guest and guest_nice are already inside user and nice (proc(5)), so they are not added.
-IDLE_FIELDS = (3, 4)  # idle, iowait
-COUNTED_FIELDS = 8
-
-
-def busy_ticks(proc_stat: str) -> int:
-    """The ticks every core was busy since boot, from /proc/stat's text: user + nice + system +
-    irq + softirq + steal, i.e. all but idle and iowait. ValueError if there is no "cpu" line."""
-    for line in proc_stat.splitlines():
-        fields = line.split()
-        if fields and fields[0] == "cpu":
-            ticks = [int(v) for v in fields[1 : 1 + COUNTED_FIELDS]]
-            return sum(v for i, v in enumerate(ticks) if i not in IDLE_FIELDS)
-    raise ValueError("no aggregate 'cpu' line in /proc/stat")
-
-
-def machine_busy_seconds(path: str = PROC_STAT) -> float | None:
-    """CPU seconds all cores together were busy since boot; None where /proc/stat is not there
-    (the machine's figure is then not measured)."""
-    try:
-        with open(path) as handle:
-            text = handle.read()
-        return busy_ticks(text) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError):
-        return None
 
 
 def step_seconds(row: dict) -> float | None:
@@ -74,6 +51,9 @@ def cpu_ms(row: dict) -> dict[str, float | None]:
     used = {group: ms(groups.get(group)) for group in SERVICES}
     known = [v for v in used.values() if v is not None]
     used["services"] = sum(known) if len(known) == len(SERVICES) else None
+    used[BALANCER] = ms(groups.get(BALANCER))
+    if used["services"] is not None and used[BALANCER] is not None:
+        used["services"] += used[BALANCER]
     locust = row.get("locust_cpu")
     used["locust"] = ms(sum(locust.values())) if locust else None
     used["machine"] = ms(row.get("machine_cpu_percent"))

@@ -354,6 +354,14 @@ def load_generator_findings(summary: dict) -> list[dict]:
     ]
 
 
+def machine_cores(summary: dict, row: dict | None = None) -> int | None:
+    """The cores the machine figures are out of: every kernel's the hosts' agents read
+    (READINGS_HOSTS), else the Locust host's own (the stack ran beside it)."""
+    rows = [row] if row is not None else summary.get("steps", [])
+    read = max((r.get("machine_cores") or 0 for r in rows), default=0)
+    return read or ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+
+
 def busiest_process_findings(summary: dict) -> list[dict]:
     """The busiest server process group and its share of a core; the host's cores if known."""
     peaks = [
@@ -366,7 +374,7 @@ def busiest_process_findings(summary: dict) -> list[dict]:
         return [_finding("warning", "The servers' CPU was not measured in this run.")]
     cpu, group, row = max(peaks, key=lambda p: p[0])
     text = f"The busiest server process was {group}: {cpu:g} % of one core at {label(row)}"
-    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    cores = machine_cores(summary, row)
     level = "info"
     if cores:
         stack = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
@@ -391,7 +399,7 @@ def busiest_process_findings(summary: dict) -> list[dict]:
 def shared_machine_findings(summary: dict) -> list[dict]:
     """Whether something outside the stack and Locust took a real share of the machine's CPU
     (the kernel's own work for the traffic, a profiler, another job on the machine)."""
-    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    cores = machine_cores(summary)
     others = [
         (row["other_cpu_percent"], row) for row in summary.get("steps", []) if row.get("other_cpu_percent")
     ]

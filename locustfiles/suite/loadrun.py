@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -44,7 +45,7 @@ from locustfiles.suite import (
 from locustfiles.suite.learner_settings import load_settings
 from locustfiles.suite.plan import ArrivalClock, LivePlan
 from locustfiles.suite.recorder import Recorder
-from locustfiles.suite.server import ServerSampler, digest_report
+from locustfiles.suite.server import ServerSampler, digest_report, parse_hosts
 
 logger = logging.getLogger("suite")
 
@@ -65,6 +66,7 @@ class LoadRun:
         self.t0: float | None = None
         self.begun: float | None = None
         self.workers = 1
+        self.expected_workers: int | None = None
         self.stopping = False
         self.run_dir: Path | None = None
         self.sampler: ServerSampler | None = None
@@ -80,7 +82,12 @@ class LoadRun:
         self.request_log = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
+        # When each Locust process's CPU count began, by its own clock (a worker on another host
+        # may be seconds off the master's), and the host each runs on.
+        self.cpu_origin: dict[str, float] = {}
+        self.locust_hosts: dict[str, str] = {}
         self.cpu_at_start = _own_cpu_seconds()  # a worker's, when the run's start reached it
+        self.cpu_started_at = time.time()
         self._reading_step: int | None = None  # the step whose server reading is open
         self._printed: set[int] = set()  # steps whose progress line was printed
         self._before: dict = {}
@@ -110,13 +117,19 @@ class LoadRun:
         if self.keeps_results:
             events.worker_report.add_listener(self.on_worker_report)
             events.test_start.add_listener(self.on_test_start)
-            self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases())
+            hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run.py refused a bad one
+            self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases(), hosts)
             if self.environment.web_ui:
                 self._add_web_route()
         if self.env.get("REQUEST_LOG") and not self.distributed:
             folder = Path(self.options.suite_run_dir or ".")
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115
+
+    @property
+    def host_name(self) -> str:
+        """The host this process runs on, as READINGS_HOSTS names it."""
+        return get("READINGS_HOST_NAME", self.env) or socket.gethostname()
 
     def log(self, message: str) -> None:
         logger.error(message)
@@ -153,8 +166,10 @@ class LoadRun:
         data["suite"] = self.recorder.drain()
         # CPU since the run began here: the master counts a worker from 0 at the run's start,
         # and the worker's start-up (importing Locust, gevent, the suite) is not the run's.
+        # The times are the worker's own clock at both ends: the master never mixes in its own.
         used = _own_cpu_seconds() - self.cpu_at_start
-        data["suite_cpu"] = [f"worker-{self.runner.worker_index}", time.time(), used]
+        name = f"worker-{self.runner.worker_index}"
+        data["suite_cpu"] = [name, time.time(), used, self.cpu_started_at, self.host_name]
 
     def on_stopping(self, environment, **_):
         """No new journey starts once the test is stopping (open-model users may be asleep
@@ -163,6 +178,7 @@ class LoadRun:
 
     def on_start_message(self, environment, msg, **_):
         self.cpu_at_start = _own_cpu_seconds()
+        self.cpu_started_at = time.time()
         self.stopping = False
         self.t0, self.workers = msg.data["t0"], msg.data["workers"]
         self.recorder.t0 = self.t0
@@ -180,8 +196,11 @@ class LoadRun:
         if "suite" in data:
             self._write_answered(self.recorder.absorb(data["suite"]))
         if "suite_cpu" in data:
-            name, at, seconds = data["suite_cpu"]
+            name, at, seconds, *origin = data["suite_cpu"]
             self.cpu_seconds[name] = (at, seconds)
+            if origin:  # its count's start by its clock, and its host
+                self.cpu_origin.setdefault(name, origin[0])
+                self.locust_hosts[name] = origin[1]
 
     def _write_answered(self, numbers: list[str]) -> None:
         if numbers:
@@ -210,6 +229,12 @@ class LoadRun:
         self._reading_step = None
         self._printed: set[int] = set()
         self.workers = max(1, len(self.runner.clients)) if self.distributed else 1
+        self.expected_workers = getattr(self.options, "expect_workers", None) if self.distributed else None
+        if self.expected_workers and self.workers < self.expected_workers:
+            self.progress(
+                f"warning: {self.workers} Locust workers connected, {self.expected_workers} expected: "
+                "the arrivals are split among those connected now"
+            )
         if self.distributed:
             self.runner.send_message("suite_start", {"t0": self.t0, "workers": self.workers})
         else:
@@ -223,6 +248,8 @@ class LoadRun:
         self.git_at_start = provenance.git(ROOT)  # the code that runs (read again at the end)
         self.cpu_seconds = {self._own_name(): (now, _own_cpu_seconds())}
         self.cpu_before = dict(self.cpu_seconds)
+        self.cpu_origin = {}
+        self.locust_hosts = {self._own_name(): self.host_name}
         self.greenlets = [gevent.spawn(self._watch), gevent.spawn(self._guard_memory)]
         self.greenlets += [gevent.spawn(task) for task in self.profile.background(self)]
         if not self.distributed:
@@ -304,6 +331,12 @@ class LoadRun:
         reading = self.sampler.reading(self._before, after)
         reading["suite_rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
         reading["locust_cpu"] = self._locust_cpu()
+        if self.sampler.hosts:  # each host's Locust processes, as they report themselves
+            by_host: dict[str, float] = {}
+            for name, percent in reading["locust_cpu"].items():
+                host = self.locust_hosts.get(name, "?")
+                by_host[host] = round(by_host.get(host, 0.0) + percent, 1)
+            reading["locust_cpu_by_host"] = by_host
         try:
             reading["db_size_mb"] = self.sampler.database_size_mb()
             reading["tables"] = self.sampler.table_sizes()
@@ -320,7 +353,7 @@ class LoadRun:
         self.cpu_seconds[self._own_name()] = (time.time(), _own_cpu_seconds())
         out = {}
         for name, (at, seconds) in self.cpu_seconds.items():
-            then_at, then_seconds = self.cpu_before.get(name, (self.begun, 0.0))
+            then_at, then_seconds = self.cpu_before.get(name, (self.cpu_origin.get(name, self.begun), 0.0))
             if at > then_at:
                 out[name] = round(100 * max(seconds - then_seconds, 0.0) / (at - then_at), 1)
         self.cpu_before = dict(self.cpu_seconds)
@@ -453,6 +486,8 @@ class LoadRun:
                 "users": max((r["users"] or 0 for r in ran), default=0) or plan.users,
                 "spawn_rate": getattr(self.options, "spawn_rate", None),
                 "locust_workers": self.workers if self.distributed else 0,
+                "locust_hosts": dict(sorted(self.locust_hosts.items())),
+                "locust_workers_expected": self.expected_workers,
             },
             "load_generator": _load_generator(all_rows),
             "profile_sections": list(self.profile.sections),

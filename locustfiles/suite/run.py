@@ -30,6 +30,7 @@ from locustfiles.suite import (
     learner_settings,
     preload,
     profiles,
+    server,
     services,
     terminal,
     thresholds,
@@ -85,6 +86,7 @@ def main(argv: list[str]) -> int:
         thresholds.parse(env.get("THRESHOLDS", ""))
         learner_settings.load_settings(env)
         preload_to = preload_size(env.get("PRELOAD"))
+        server.parse_hosts(get("READINGS_HOSTS", env))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -3,18 +3,27 @@ whole machine's CPU (/proc/stat), and MariaDB's own counters; at the end, the SQ
 that cost the most time and those that used no index (performance_schema digests).
 
 Processes are found through the stack's pid files (var/run): each gunicorn master with its
-workers, the rollup loop, and mariadbd.
+workers, the rollup loop, and mariadbd. Where the services run on other hosts (READINGS_HOSTS
+names each host's readings agent, common/hostreadings.py), every snapshot asks each host's agent
+instead, at once: the groups are summed over the hosts they run on, and each host's own figures
+are kept beside them (``hosts``).
 """
 
+import json
 import os
 import re
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+import gevent
 import psutil
 import pymysql
 
 from common.environment import get
+from common.hostreadings import PATH as READINGS_PATH
+from common.hostreadings import SERVICE_GROUPS
 from locustfiles.suite.cpu import machine_busy_seconds
 
 GROUPS = {  # name: (pid file under VAR_DIR, with children)
@@ -48,13 +57,65 @@ def mysql_connect(database: str | None = None):
     )
 
 
+def parse_hosts(entries: list[str]) -> dict[str, str]:
+    """READINGS_HOSTS' entries ("db-1=http://10.213.1.10:18190") as {host: its readings URL}.
+    ValueError names the entry that is not one."""
+    hosts = {}
+    for entry in entries:
+        name, sep, url = (part.strip() for part in entry.partition("="))
+        if not sep or not name or not url.startswith(("http://", "https://")):
+            raise ValueError(f"READINGS_HOSTS takes name=http://address:port entries, not {entry!r}")
+        if name in hosts:
+            raise ValueError(f"READINGS_HOSTS names {name} twice")
+        url = url.rstrip("/")
+        hosts[name] = url if url.endswith(READINGS_PATH) else url + READINGS_PATH
+    return hosts
+
+
+def read_host(url: str, timeout: float) -> dict:
+    """One agent's reading, or {"error": why} when it did not answer one (a host that is down
+    is a reading too: its groups count until its last answer)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 (http(s) only)
+            body = json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return {"error": f"HTTP {exc.code}"}
+    except (OSError, ValueError) as exc:  # refused, timed out, reset, not JSON
+        return {"error": str(exc) or type(exc).__name__}
+    if not isinstance(body, dict) or not isinstance(body.get("groups"), dict):
+        return {"error": "not a readings answer"}
+    return body
+
+
+def read_hosts(hosts: dict[str, str], timeout: float) -> dict[str, dict]:
+    """Every host's reading, asked at once (a host that does not answer costs the timeout once)."""
+    asks = {name: gevent.spawn(read_host, url, timeout) for name, url in hosts.items()}
+    gevent.joinall(list(asks.values()))
+    return {
+        name: ask.value if ask.successful() else {"error": repr(ask.exception)} for name, ask in asks.items()
+    }
+
+
+def host_percent(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """CPU % (of one core) of each group between two readings of one host: {group: {pid: s}}."""
+    out = {}
+    for group, now in after.items():
+        then = before.get(group, {})
+        used = sum(value - then.get(pid, 0.0) for pid, value in now.items())
+        out[group] = round(100 * max(used, 0.0) / seconds, 1)
+    return out
+
+
 class ServerSampler:
-    def __init__(self, var_dir: Path, databases: tuple[str, ...]):
+    def __init__(self, var_dir: Path, databases: tuple[str, ...], hosts: dict[str, str] | None = None):
         self.var_dir = Path(var_dir)
         self.mysql_dir = Path(get("MYSQL_DIR", {**os.environ, "VAR_DIR": str(self.var_dir)}))
         self.databases = databases
+        self.hosts = hosts or {}  # READINGS_HOSTS: the hosts' agents instead of local pid files
+        self.timeout = get("READINGS_TIMEOUT")
         self._conn = None
         self._peak_rss: dict[str, int] = {}
+        self._peak_host_rss: dict[str, dict[str, int]] = {}
 
     # --- processes ------------------------------------------------------------------------
 
@@ -74,6 +135,8 @@ class ServerSampler:
         return found
 
     def snapshot(self) -> dict:
+        if self.hosts:
+            return self._remote_snapshot()
         cpu, rss = {}, {}
         for group, processes in self.processes().items():
             cpu[group], rss[group] = {}, 0
@@ -93,6 +156,79 @@ class ServerSampler:
             "status": self.status(),
         }
 
+    def _remote_snapshot(self) -> dict:
+        """The hosts' readings: each service group's processes over every host (pids as
+        "host:pid"), its memory summed over them, and each kernel's busy time once (hosts
+        simulated on one machine share a kernel: its boot id)."""
+        hosts = read_hosts(self.hosts, self.timeout)
+        cpu: dict[str, dict] = {group: {} for group in SERVICE_GROUPS}
+        rss = dict.fromkeys(SERVICE_GROUPS, 0)
+        kernels: dict[str, float] = {}
+        cores: dict[str, int] = {}
+        for name, found in hosts.items():
+            if "error" in found:
+                continue
+            peaks = self._peak_host_rss.setdefault(name, {})
+            for group, figures in found["groups"].items():
+                peaks[group] = max(peaks.get(group, 0), figures["rss_bytes"])
+                if group in cpu:
+                    cpu[group].update({f"{name}:{pid}": s for pid, s in figures["cpu"].items()})
+                    rss[group] += figures["rss_bytes"]
+            if found.get("machine_busy_seconds") is not None:
+                kernels.setdefault(found.get("boot_id") or name, found["machine_busy_seconds"])
+                cores.setdefault(found.get("boot_id") or name, found.get("cores") or 0)
+        # A group no host runs (no load balancer) is not read, rather than read as idle.
+        cpu = {group: pids for group, pids in cpu.items() if pids}
+        for group in cpu:
+            self._peak_rss[group] = max(self._peak_rss.get(group, 0), rss[group])
+        return {
+            "time": time.monotonic(),
+            "cpu": cpu,
+            "machine": None,
+            "kernels": kernels,
+            "cores": sum(cores.values()),
+            "rss": {group: rss[group] for group in cpu},
+            "status": self.status(),
+            "hosts": hosts,
+        }
+
+    def _host_readings(self, before: dict, after: dict) -> dict:
+        """Each host's own figures for the step: CPU % of each of its groups (over the seconds
+        its own clock counted between the readings), their peak RSS, its machine's CPU %."""
+        out = {}
+        for name, now in after["hosts"].items():
+            then = before.get("hosts", {}).get(name, {})
+            peaks = self._peak_host_rss.pop(name, {})
+            if "error" in now or "error" in then or not then:
+                out[name] = {
+                    "answered": False,
+                    "error": now.get("error") or then.get("error") or "no earlier reading",
+                }
+                continue
+            seconds = max(now["monotonic"] - then["monotonic"], 1e-6)
+            cpu = host_percent(
+                {g: f["cpu"] for g, f in then["groups"].items()},
+                {g: f["cpu"] for g, f in now["groups"].items()},
+                seconds,
+            )
+            machine = None
+            if now.get("machine_busy_seconds") is not None and then.get("machine_busy_seconds") is not None:
+                machine = round(
+                    100 * max(now["machine_busy_seconds"] - then["machine_busy_seconds"], 0.0) / seconds, 1
+                )
+            out[name] = {
+                "answered": True,
+                "reading_seconds": round(seconds, 3),
+                "cpu_percent": cpu,
+                "rss_mb": {
+                    g: round(peaks.get(g, f["rss_bytes"]) / 2**20, 1) for g, f in now["groups"].items()
+                },
+                "machine_cpu_percent": machine,
+                "cores": now.get("cores"),
+                "notes": now.get("notes") or [],
+            }
+        return out
+
     def sample_peak(self) -> None:
         """Called every few seconds between snapshots, for the peak memory of each group."""
         self.snapshot()
@@ -111,6 +247,10 @@ class ServerSampler:
         machine = None
         if before.get("machine") is not None and after.get("machine") is not None:
             machine = round(100 * max(after["machine"] - before["machine"], 0.0) / wall, 1)
+        elif after.get("kernels") and set(after["kernels"]) == set(before.get("kernels") or ()):
+            # Every kernel read at both ends (a host that stopped answering leaves it unknown).
+            busy = sum(after["kernels"][k] - before["kernels"][k] for k in after["kernels"])
+            machine = round(100 * max(busy, 0.0) / wall, 1)
         peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
         self._peak_rss = {}
         deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
@@ -119,7 +259,7 @@ class ServerSampler:
         replaced = {
             group: len(set(before["cpu"].get(group, {})) - set(now)) for group, now in after["cpu"].items()
         }
-        return {
+        found = {
             "cpu_percent": cpu,
             "machine_cpu_percent": machine,
             "reading_seconds": round(wall, 3),
@@ -129,6 +269,11 @@ class ServerSampler:
             "db_levels": levels,  # the value at the step's end
             "processes_replaced": replaced,
         }
+        if "hosts" in after:
+            found["hosts"] = self._host_readings(before, after)
+            found["kernels"] = len(after.get("kernels") or ())
+            found["machine_cores"] = after.get("cores") or None  # of every kernel read
+        return found
 
     # --- MariaDB --------------------------------------------------------------------------
 

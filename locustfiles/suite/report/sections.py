@@ -9,7 +9,7 @@ templates turn the same data into HTML and Markdown.
 
 from locustfiles.suite import refusals, scalability
 from locustfiles.suite.cpu import mix_words
-from locustfiles.suite.findings import NEAR_FULL_CORE, label, shorten
+from locustfiles.suite.findings import NEAR_FULL_CORE, label, machine_cores, shorten
 from locustfiles.suite.histogram import PERCENTILES
 from locustfiles.suite.profiles import plural
 from locustfiles.suite.terminal import payment_words
@@ -411,7 +411,7 @@ def resources(summary: dict) -> dict:
         )
     machine = any(row.get("machine_cpu_percent") is not None for row in rows)
     whole = ["CPU % Locust", "CPU % other", "CPU % machine"] if machine else []
-    cores = ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+    cores = machine_cores(summary)
     notes = ["CPU is in % of one core (200 % = two cores busy)."]
     if machine:
         notes.append(
@@ -444,8 +444,69 @@ def resources(summary: dict) -> dict:
             [[label(row), *[(row.get("rss_mb") or {}).get(g) for g in groups]] for row in rows],
             ["RSS is the peak of each group's processes during the step."],
         ),
+        *per_host(rows),
         image("resources.png", "Server resources per step"),
     )
+
+
+def per_host(rows: list[dict]) -> list[dict]:
+    """Each host's own figures per step, from its readings agent (READINGS_HOSTS): none else."""
+    if not any(row.get("hosts") for row in rows):
+        return []
+    names = sorted({name for row in rows for name in row.get("hosts") or {}})
+    groups = sorted(
+        {g for row in rows for h in (row.get("hosts") or {}).values() for g in h.get("cpu_percent") or {}}
+    )
+    body = []
+    for row in rows:
+        for name in names:
+            host = (row.get("hosts") or {}).get(name)
+            if host is None:
+                continue
+            if not host.get("answered"):
+                gap = [None] * (2 + 2 * len(groups))
+                body.append([label(row), name + f" (no reading: {host.get('error')})", *gap])
+                continue
+            cpu, rss = host.get("cpu_percent") or {}, host.get("rss_mb") or {}
+            body.append(
+                [
+                    label(row),
+                    name,
+                    host.get("machine_cpu_percent"),
+                    (row.get("locust_cpu_by_host") or {}).get(name),
+                    *[cpu.get(g) for g in groups],
+                    *[rss.get(g) for g in groups],
+                ]
+            )
+    kernels = max((row.get("kernels") or 0 for row in rows), default=0)
+    notes = [
+        "Each host's readings agent (common/hostreadings.py): the CPU % of one core of each process "
+        "group on the host over the seconds its clock counted between the step's readings, and the "
+        "group's peak RSS; machine: the host's kernel's busy time. Locust: the Locust processes on "
+        "the host, as they report themselves to the master.",
+        "The groups above add up each group over its hosts. readings: the agent itself; other: a "
+        "program the agent does not know.",
+    ]
+    if kernels and kernels < len(names):
+        notes.append(
+            f"These {len(names)} hosts ran on {plural(kernels, 'kernel')}: a shared kernel's busy time is "
+            "each such host's machine figure, and is counted once in the machine column above."
+        )
+    return [
+        table(
+            [
+                "step",
+                "host",
+                "CPU % machine",
+                "CPU % Locust",
+                *[f"CPU % {g}" for g in groups],
+                *[f"peak RSS MB {g}" for g in groups],
+            ],
+            body,
+            notes,
+            caption="Per host",
+        )
+    ]
 
 
 CPU_COLUMNS = {  # header: cpu_ms_per_purchase key
@@ -453,6 +514,7 @@ CPU_COLUMNS = {  # header: cpu_ms_per_purchase key
     "lms_stub": "lms_stub",
     "mariadb": "mariadb",
     "rollup": "rollup",
+    "haproxy": "haproxy",  # shown where a load balancer was read
     "services": "services",
     "Locust": "locust",
     "other": "other",
@@ -469,7 +531,8 @@ def cpu_definition(summary: dict) -> str:
         "A purchase is one the learners completed in the step (by the step its request started "
         "in): a free one answered 2xx by the LMS, a paid one whose order was read back 200; a step "
         "without one has no figure. The CPU of a group is its CPU % of one core times the seconds "
-        "between the step's readings; services = ecommerce + lms_stub + mariadb + rollup; Locust: "
+        "between the step's readings; services = ecommerce + lms_stub + mariadb + rollup (+ haproxy "
+        "where a load balancer was read), each summed over the hosts it ran on; Locust: "
         "every Locust process; machine: every core's busy time; other: the machine less the rest. "
         "A paid purchase costs more than a free one, so the figures are per purchase of the run's "
         f"mix.{words}"
@@ -489,10 +552,12 @@ def cpu_per_purchase(summary: dict) -> dict | None:
         "cpu_ms_per_purchase": summary.get("cpu_ms_per_purchase") or {},
     }
     every = [*rows, run]  # the warm-up's figures are in summary.json, like its resources
+    balanced = any((row.get("cpu_ms") or {}).get("haproxy") is not None for row in rows)
+    columns = {header: key for header, key in CPU_COLUMNS.items() if balanced or key != "haproxy"}
 
     def line(row: dict) -> list:
         figures = row.get("cpu_ms_per_purchase") or {}
-        return [label(row), row.get("purchases"), *[figures.get(key) for key in CPU_COLUMNS.values()]]
+        return [label(row), row.get("purchases"), *[figures.get(key) for key in columns.values()]]
 
     services = (summary.get("cpu_ms_per_purchase") or {}).get("services")
     return section(
@@ -505,7 +570,7 @@ def cpu_per_purchase(summary: dict) -> dict | None:
             if services is not None
             else "No purchase was completed, so no CPU per purchase can be given."
         ),
-        table(["step", "purchases", *CPU_COLUMNS], [line(row) for row in every], [cpu_definition(summary)]),
+        table(["step", "purchases", *columns], [line(row) for row in every], [cpu_definition(summary)]),
     )
 
 
