@@ -362,7 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     parent = None
     if args.supervised:
         parent = os.getppid()
-        if "supervisord" not in " ".join(command_line(parent)):
+        # supervisord itself: its program (or, for a script, the interpreter's first argument)
+        # is named supervisord; any other word of the command line may say it (pytest -k ...).
+        if "supervisord" not in [os.path.basename(word) for word in command_line(parent)[:2]]:
             parser.error(f"--supervised, but the parent process ({parent}) is not a supervisord")
     try:
         networks = parse_allowed(args.allow.split(","))

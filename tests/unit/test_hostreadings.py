@@ -261,7 +261,10 @@ def supervisord(tmp_path):
             if (tmp_path / "supervisord.pid").exists():
                 pid = int((tmp_path / "supervisord.pid").read_text())
                 # every program started: its own 5, ecommerce's workers 2
-                if len(psutil.Process(pid).children(recursive=True)) >= 7:
+                # and the agent says where it listens (it may be started before it is bound)
+                log = tmp_path / "hostreadings.log"
+                started = len(psutil.Process(pid).children(recursive=True)) >= 7
+                if started and log.exists() and " on " in log.read_text():
                     break
             time.sleep(0.2)
         yield tmp_path, pid
