@@ -195,6 +195,18 @@ TABLE: tuple[Variable, ...] = (
         shell=True,
     ),
     Variable(
+        "BALANCER_STATS_URL",
+        None,
+        "str",
+        "the load balancer's stats CSV (`http://<lb>:8404/stats;csv`): per-server request counts in the "
+        "load reports; unset: not read",
+        shown="not read",
+    ),
+    Variable("BALANCER_STATS_USER", "stats", "str", "its read-only user"),
+    Variable(
+        "BALANCER_STATS_PASSWORD", None, "str", "its password (`vault_haproxy_stats_password`)", shown="unset"
+    ),
+    Variable(
         "MYSQL_MONITOR_PASSWORD",
         "monitor-local-password",
         "str",
@@ -251,6 +263,14 @@ TABLE: tuple[Variable, ...] = (
         "str",
         "where the LMS and the load suite's paid journey reach ecommerce",
         shell=True,
+    ),
+    Variable(
+        "HTTP_CA_BUNDLE",
+        None,
+        "str",
+        "PEM file of the certificate authorities the services' calls to each other trust over https "
+        "(a load balancer's private CA)",
+        shown="the system's",
     ),
     Variable(
         "ECOMMERCE_CPUS", None, "str", "taskset CPU list ecommerce is pinned to (`0-3`)", shown="not pinned"

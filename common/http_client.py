@@ -12,6 +12,10 @@ ecommerce to the LMS enrollment API). It is a thin layer over urllib3, not reque
   lookups, cookie merging, hooks); urllib3 about 0.4 ms (docs/decisions.md has the figures).
   Nothing between the services needs cookies, proxies or redirects.
 
+Over https (ecommerce behind a load balancer that ends TLS) the certificate is checked against
+the system's certificate authorities, or those of the PEM file ``HTTP_CA_BUNDLE`` names (a
+private CA); kept-alive https connections are ended after ``IDLE_SECONDS`` the same way.
+
 ``Timeout`` and ``RequestError`` are what a caller catches; a ``Reply`` carries
 ``status_code``, ``headers`` (case-insensitive), ``content``, ``text`` and ``json()``.
 
@@ -32,6 +36,8 @@ from urllib.parse import urlencode
 import urllib3
 from urllib3.exceptions import HTTPError, NewConnectionError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
+
+from common import environment
 
 # Connections kept per host and process: a gevent worker may have this many calls out at once
 # before further ones open connections that are not kept.
@@ -66,8 +72,8 @@ class Reply:
         return jsonlib.loads(self.content)
 
 
-class _HostPool(urllib3.HTTPConnectionPool):
-    """urllib3's pool of one host's connections, which ends those idle for IDLE_SECONDS."""
+class _EndsIdleConnections:
+    """Mixed into urllib3's pool of one host's connections: ends those idle for IDLE_SECONDS."""
 
     def _put_conn(self, conn) -> None:
         if conn is not None:
@@ -82,12 +88,23 @@ class _HostPool(urllib3.HTTPConnectionPool):
         return conn
 
 
+class _HostPool(_EndsIdleConnections, urllib3.HTTPConnectionPool):
+    pass
+
+
+class _HttpsHostPool(_EndsIdleConnections, urllib3.HTTPSConnectionPool):
+    pass
+
+
 def pool() -> urllib3.PoolManager:
     global _pool
     pid = os.getpid()
     if _pool is None or _pool[0] != pid:
-        manager = urllib3.PoolManager(num_pools=8, maxsize=POOL_MAXSIZE, block=False)
-        manager.pool_classes_by_scheme = {**manager.pool_classes_by_scheme, "http": _HostPool}
+        # None: urllib3 checks certificates against the system's authorities.
+        manager = urllib3.PoolManager(
+            num_pools=8, maxsize=POOL_MAXSIZE, block=False, ca_certs=environment.get("HTTP_CA_BUNDLE")
+        )
+        manager.pool_classes_by_scheme = {"http": _HostPool, "https": _HttpsHostPool}
         _pool = (pid, manager)
     return _pool[1]
 

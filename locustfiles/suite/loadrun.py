@@ -32,6 +32,7 @@ from common.contract.server_timing import parse as parse_server_timing
 from common.environment import get
 from locustfiles.suite import (
     audit,
+    balancer,
     cpu,
     findings,
     profiles,
@@ -70,6 +71,7 @@ class LoadRun:
         self.stopping = False
         self.run_dir: Path | None = None
         self.sampler: ServerSampler | None = None
+        self.balancer: balancer.BalancerStats | None = None  # BALANCER_STATS_URL: HAProxy's stats
         self.readings: dict[int, dict] = {}
         self.marks: dict | None = None
         self.digests_before: dict = {}
@@ -91,6 +93,7 @@ class LoadRun:
         self._reading_step: int | None = None  # the step whose server reading is open
         self._printed: set[int] = set()  # steps whose progress line was printed
         self._before: dict = {}
+        self._balancer_before: dict = {}
 
     # --- wiring -----------------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ class LoadRun:
             events.test_start.add_listener(self.on_test_start)
             hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run.py refused a bad one
             self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases(), hosts)
+            self.balancer = balancer.BalancerStats.from_env(self.env)
             if self.environment.web_ui:
                 self._add_web_route()
         if self.env.get("REQUEST_LOG") and not self.distributed:
@@ -307,6 +311,8 @@ class LoadRun:
         the users running each second, and follow the web UI's user count in a live plan."""
         gevent.sleep(max(0.0, self.t0 - time.time()))
         self._before = self.sampler.snapshot()
+        if self.balancer:
+            self._balancer_before = self.balancer.snapshot()
         self._reading_step = 0
         last_peak = time.time()
         while True:
@@ -343,6 +349,10 @@ class LoadRun:
         except Exception as exc:  # MariaDB restarting (chaos): the size is unknown
             self.log(f"could not read the database size: {exc}")
             reading["db_size_mb"] = None
+        if self.balancer:  # the requests HAProxy sent to each ecommerce server during the step
+            balancer_after = self.balancer.snapshot()
+            reading["balancer"] = balancer.reading(self._balancer_before, balancer_after)
+            self._balancer_before = balancer_after
         self.readings[index] = reading
         self._before = after
         # The step's last requests are reported a moment later (workers every 3 s).
@@ -500,6 +510,8 @@ class LoadRun:
         summary.update(self.profile.settle(self))
         summary["audit"] = self._audit(successes)
         summary["db"] = _db_totals(all_rows)  # the whole run, as the audit
+        if self.balancer:
+            summary["balancer"] = balancer.summary(ran)
         before = self.digests_before
         summary["sql"] = digest_report(before, self.sampler.digests()) if before else {}
         summary["sql"]["slow_query_seconds"] = self.sampler.slow_query_seconds()

@@ -1,11 +1,19 @@
 """common.http_client against a real HTTP server on 127.0.0.1: connections are kept and reused,
-ended by the client after IDLE_SECONDS, and failures are Timeout or RequestError."""
+ended by the client after IDLE_SECONDS, and failures are Timeout or RequestError; over https it
+trusts the private CA HTTP_CA_BUNDLE names, and only then."""
 
+import datetime
 import http.server
+import ipaddress
 import socket
+import ssl
 import threading
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from common import http_client
 
@@ -77,3 +85,72 @@ def test_no_answer_in_time_is_a_timeout():
         listener.listen()
         with pytest.raises(http_client.Timeout):
             http_client.post(f"http://127.0.0.1:{listener.getsockname()[1]}/x", json={}, timeout=0.3)
+
+
+def _certificate(subject: str, issuer_key, issuer_name, key, *, ca: bool, ip: str | None = None):
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer_name or name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
+    if ip:
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ip))]), critical=False
+        )
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+@pytest.fixture
+def private_ca_server(tmp_path):
+    """An https server on 127.0.0.1 whose certificate a private CA signed (as a load balancer
+    that ends TLS may have), and that CA's PEM file."""
+    ca_key, server_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = _certificate("test-only CA", ca_key, None, ca_key, ca=True)
+    leaf = _certificate("127.0.0.1", ca_key, ca.subject, server_key, ca=False, ip="127.0.0.1")
+    pem = serialization.Encoding.PEM
+    (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (tmp_path / "server.pem").write_bytes(
+        leaf.public_bytes(pem)
+        + server_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    httpd = Server(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "server.pem")
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"https://127.0.0.1:{httpd.server_address[1]}", tmp_path / "ca.pem"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_https_trusts_the_ca_bundle_it_is_given(private_ca_server, monkeypatch):
+    url, ca_file = private_ca_server
+    monkeypatch.setattr(http_client, "_pool", None)  # a pool made before the setting
+    monkeypatch.setenv("HTTP_CA_BUNDLE", str(ca_file))
+    assert http_client.get(url + "/health/", timeout=2).status_code == 200
+
+
+def test_https_refuses_a_certificate_of_a_ca_it_was_not_given(private_ca_server, monkeypatch):
+    url, _ = private_ca_server
+    monkeypatch.setattr(http_client, "_pool", None)
+    monkeypatch.delenv("HTTP_CA_BUNDLE", raising=False)
+    with pytest.raises(http_client.RequestError, match="CERTIFICATE_VERIFY_FAILED"):
+        http_client.get(url + "/health/", timeout=2)

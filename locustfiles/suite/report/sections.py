@@ -608,6 +608,61 @@ def load_generator(summary: dict) -> dict:
     )
 
 
+def load_balancer(summary: dict) -> dict | None:
+    """The requests HAProxy sent to each ecommerce server per step and in all, and each
+    server's state when the run ended (locustfiles/suite/balancer.py); None without a balancer."""
+    found = summary.get("balancer")
+    if not found:
+        return None
+    names = found["servers"]
+    share = found.get("share_percent") or {}
+    steps = [
+        [step.get("label") or step["index"], *[(step.get("requests") or {}).get(name) for name in names]]
+        for step in found["steps"]
+    ]
+    notes = []
+    if any(step.get("reset") for step in found["steps"]):
+        notes.append(
+            "HAProxy reloaded during a step: its counters started again from 0, and the requests "
+            "before the reload in that step are not counted."
+        )
+    if found.get("unread_steps"):
+        unread = ", ".join(map(str, found["unread_steps"]))
+        notes.append(f"Not read at the end of step(s) {unread}: no counts.")
+    at_end = found.get("at_end") or {}
+    return section(
+        "balancer",
+        "Load balancer",
+        table(
+            ["step", *[f"requests {name}" for name in names]],
+            [*steps, ["all", *[found["requests"].get(name) for name in names]]],
+            notes,
+            caption="Requests HAProxy sent to each ecommerce server (its stats page's stot, one per "
+            "request); their shares: "
+            + ", ".join(f"{name} {fmt(share.get(name))} %" for name in names)
+            + ".",
+        ),
+        table(
+            ["server", "status", "check", "sessions", "downtime s"],
+            [
+                [
+                    name,
+                    state.get("status"),
+                    state.get("check_status") or None,
+                    state.get("sessions"),
+                    state.get("downtime"),
+                ]
+                for name, state in sorted(at_end.items())
+            ],
+            caption="Each server when the run ended: UP, DOWN, DRAIN or MAINT; its last health check "
+            "(L7OK: /health/ answered 200; L4CON: connection refused); sessions under way; seconds "
+            "DOWN since HAProxy started.",
+        )
+        if at_end
+        else None,
+    )
+
+
 def database(summary: dict) -> dict:
     rows = summary["steps"]
     delta_keys = sorted({k for row in rows for k in row.get("db_deltas") or {}})
@@ -1196,6 +1251,7 @@ def build(summary: dict, findings: list[dict]) -> dict:
         resources(summary),
         cpu_per_purchase(summary),
         load_generator(summary),
+        load_balancer(summary),
         database(summary),
         sql(summary),
         audit(summary),

@@ -1,0 +1,157 @@
+"""The load balancer's configuration as the haproxy role writes it for each inventory, rendered
+through Ansible with the inventory's values (the roles' defaults under them, none of their
+tasks run) and checked by HAProxy itself (``haproxy -c``) where it is installed."""
+
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSIBLE_DIR = ROOT / "ansible"
+ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+HAPROXY = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
+PLAY = """
+- name: Render the balancer's configuration
+  hosts: load_balancer
+  gather_facts: false
+  connection: local
+  vars:
+    ansible_python_interpreter: {python}
+  tasks:
+    - name: The common role's defaults, none of its tasks
+      ansible.builtin.import_role:
+        name: common
+      when: false
+    - name: The haproxy role's defaults, none of its tasks
+      ansible.builtin.import_role:
+        name: haproxy
+      when: false
+    - name: Write the certificate where the configuration names it
+      ansible.builtin.copy:
+        content: "{{{{ haproxy_tls_pem }}}}"
+        dest: "{{{{ haproxy_tls_pem_file }}}}"
+        mode: "0600"
+      when: haproxy_tls_pem | length > 0
+    - name: Write the error answers
+      ansible.builtin.template:
+        src: {roles}/haproxy/templates/error.http.j2
+        dest: "{{{{ haproxy_errors_dir }}}}/{{{{ item.status }}}}.http"
+        mode: "0644"
+      loop: "{{{{ haproxy_json_errors }}}}"
+    - name: Write the configuration
+      ansible.builtin.template:
+        src: {roles}/haproxy/templates/haproxy.cfg.j2
+        dest: "{{{{ haproxy_config }}}}"
+        mode: "0600"
+"""
+
+
+def render(tmp_path: Path, inventory: str, **extra: str) -> str:
+    """haproxy.cfg for the inventory's balancer host, under tmp_path instead of the prefix."""
+    prefix = tmp_path / "prefix"
+    (prefix / "etc/haproxy-errors").mkdir(parents=True)
+    (prefix / "run").mkdir()
+    (tmp_path / "play.yml").write_text(PLAY.format(python=sys.executable, roles=ANSIBLE_DIR / "roles"))
+    variables = {
+        "common_prefix": str(prefix),
+        "vault_haproxy_stats_password": "render-test-only-stats-password",
+        **extra,
+    }
+    arguments = ["-e", json.dumps(variables)]  # JSON: a PEM's lines and spaces stay whole
+    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_ROLES_PATH": str(ANSIBLE_DIR / "roles")}
+    done = subprocess.run(
+        [str(ANSIBLE_PLAYBOOK), "-i", inventory, str(tmp_path / "play.yml"), *arguments],
+        cwd=ANSIBLE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return (prefix / "etc/haproxy.cfg").read_text()
+
+
+def haproxy_accepts(tmp_path: Path) -> None:
+    if HAPROXY is None:
+        pytest.skip("HAProxy is not installed on this machine (the haproxy role installs it)")
+    checked = subprocess.run(
+        [HAPROXY, "-c", "-f", str(tmp_path / "prefix/etc/haproxy.cfg")], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def servers(config: str) -> list[str]:
+    return re.findall(r"^\s+server (\S+ \S+)$", config, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("inventory", ["inventories/m3-medium-pair", "inventories/m3-xlarge-pair"])
+def test_the_m3_balancer_sends_to_both_ecommerce_hosts_by_least_connections(tmp_path, inventory):
+    config = render(tmp_path, inventory)
+    assert servers(config) == ["ecommerce-1 10.0.1.31:18130", "ecommerce-2 10.0.1.32:18130"]
+    assert "balance leastconn" in config
+    # ecommerce's health check as it wants it: an allowed host name, TLS ended in front.
+    assert "uri /health/ ver HTTP/1.1 hdr Host orders.example.com hdr X-Forwarded-Proto https" in config
+    assert "default-server check inter 1s rise 2 fall 2" in config
+    # Longer than lms_stub waits for an order (ECOMMERCE_TIMEOUT 20 s): never a 504 it still waits for.
+    assert re.search(r"timeout server 30s\n", config)
+    # The stats page is open to the Locust master, read-only, behind the vault's password.
+    assert "bind 0.0.0.0:8404" in config
+    assert not re.search(r"^\s+stats admin", config, flags=re.MULTILINE)
+    assert "stats auth 'stats:render-test-only-stats-password'" in config
+    haproxy_accepts(tmp_path)
+
+
+def test_the_molecule_balancer_is_on_its_own_ports_in_front_of_this_host(tmp_path):
+    config = render(tmp_path, "molecule/default/inventory")
+    assert servers(config) == ["molecule-local 127.0.0.1:28130"]
+    assert "bind 127.0.0.1:28180\n" in config and "bind 127.0.0.1:28181\n" in config
+    haproxy_accepts(tmp_path)
+
+
+def certificate_pem() -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "orders.example.com")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("orders.example.com")]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    pem = serialization.Encoding.PEM
+    key_pem = key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return (certificate.public_bytes(pem) + key_pem).decode()
+
+
+def test_with_a_certificate_the_frontend_ends_tls_on_443(tmp_path):
+    config = render(tmp_path, "inventories/m3-xlarge-pair", vault_haproxy_tls_pem=certificate_pem())
+    assert re.search(r"bind 0\.0\.0\.0:443 ssl crt \S+/etc/haproxy-tls\.pem\n", config)
+    assert "X-Forwarded-Proto https if { ssl_fc }" in config
+    assert (tmp_path / "prefix/etc/haproxy-tls.pem").stat().st_mode & 0o077 == 0  # root's alone
+    haproxy_accepts(tmp_path)
+
+
+def test_the_balancers_own_errors_are_json(tmp_path):
+    render(tmp_path, "inventories/m3-xlarge-pair")
+    answer = (tmp_path / "prefix/etc/haproxy-errors/503.http").read_bytes()
+    head, body = answer.split(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
+    assert b"Content-Type: application/json" in head
+    assert f"Content-Length: {len(body)}".encode() in head
+    assert body.startswith(b'{"error": "unavailable", "message": ')
