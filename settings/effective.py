@@ -8,9 +8,11 @@ starts the services, and the load suite compares the two to decide whether to re
 Nothing here is ever served: the modules are imported only to read their values.
 """
 
+import hashlib
 import importlib
 import os
 import runpy
+import subprocess
 from pathlib import Path
 
 from common.environment import get
@@ -18,6 +20,30 @@ from settings._env import POOL_ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
+
+
+def code(root: Path = ROOT) -> str:
+    """The code the services would run: the checkout's folder, its commit and, when tracked files
+    differ from it, a digest of the difference ("/work/main@1a2b3c4d5e6f+changes:9f8e7d6c").
+    Another checkout, another commit or another edit is another value, so a load run restarts
+    services started from other code instead of measuring it under this checkout's name;
+    gunicorn does not reload code by itself. "unknown" outside a git checkout."""
+
+    def git(*args: str) -> bytes | None:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    if commit is None:
+        return f"{root}@unknown"
+    found = f"{root}@{commit.decode().strip()[:12]}"
+    diff = git("diff", "HEAD", "--no-ext-diff", "--binary")
+    if diff is None:
+        return found + "+changes:unknown"
+    return found + (f"+changes:{hashlib.sha1(diff).hexdigest()[:8]}" if diff else "")
 
 
 def _rate(rate: tuple[int, int] | None) -> str:
@@ -69,6 +95,8 @@ def effective() -> dict[str, str]:
         "LMS_FAULT_CONTROL": "on" if lms.LMS_FAULT_CONTROL else "off",
         "LMS_PAYMENT_PROCESSOR": "on" if lms.LMS_PAYMENT_PROCESSOR else "off",
         "ECOMMERCE_STOREFRONT": "on" if ecommerce.ECOMMERCE_STOREFRONT else "off",
+        # Which code: a run from another checkout or commit restarts the services (above).
+        "SERVICES_CODE": code(),
     }
     return {name: str(value) for name, value in values.items()}
 

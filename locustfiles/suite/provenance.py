@@ -178,4 +178,5 @@ def services(running: dict) -> dict:
     out["catalog_courses"] = value("CATALOG_COURSES", int)
     out["learner_rate"] = value("ECOMMERCE_LEARNER_RATE")
     out["server_timing"] = value("SERVER_TIMING")
+    out["code"] = value("SERVICES_CODE")  # the checkout, commit and edits the services run
     return out

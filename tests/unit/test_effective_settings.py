@@ -85,3 +85,28 @@ def test_changes_names_empty_and_missing_values():
         "ECOMMERCE_CPUS (none) -> 0",
         "GONE 1 -> (none)",
     ]
+
+
+def test_the_services_code_is_a_setting_so_other_code_restarts_them(tmp_path):
+    """The checkout, its commit and a digest of its edits: a run from another checkout, another
+    commit or another edit sees a change (gunicorn does not reload code by itself)."""
+    from settings.effective import code
+
+    assert code(tmp_path) == f"{tmp_path}@unknown"  # not a checkout
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "app.py").write_text("A = 1\n")
+    subprocess.run([*git, "add", "app.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    clean = code(tmp_path)
+    assert clean == f"{tmp_path}@{commit[:12]}"
+    (tmp_path / "app.py").write_text("A = 2\n")
+    edited = code(tmp_path)
+    assert edited.startswith(clean + "+changes:") and len(edited) == len(clean) + len("+changes:") + 8
+    (tmp_path / "app.py").write_text("A = 3\n")
+    assert code(tmp_path) not in (clean, edited)  # another edit, another value
+    (tmp_path / "app.py").write_text("A = 1\n")
+    assert code(tmp_path) == clean
+    # This checkout's services: the value the suite compares.
+    assert effective()["SERVICES_CODE"].startswith(f"{ROOT}@")
