@@ -19,13 +19,26 @@ def test_each_agent_reports_to_the_fake_collector(host):
         assert re.search(session, log), log[-2000:]
 
 
+def _connect_payloads(audit: str) -> list[str]:
+    """The data of every `connect` call in an agent's audit log (one per worker's agent): the
+    log holds each call as PARAMS (with its method), HEADERS, DATA (pretty-printed Python)."""
+    calls = audit.split("PARAMS: ")[1:]
+    return [call.split("DATA: ", 1)[1] for call in calls if "'method': 'connect'" in call.split("\n", 1)[0]]
+
+
+def _reported(payload: str, key: str) -> set[str]:
+    return set(re.findall(rf"^\s*'{key}': '([^']*)',?$", payload, re.MULTILINE))
+
+
 @pytest.mark.parametrize("host", sorted(AGENT_HOSTS))
 def test_each_agent_reports_its_own_host_name(host):
-    audit = on_host(host, "cat", f"{PREFIX}/log/newrelic-audit.log")
-    reported = set(re.findall(r'"host": ?"([^"]+)"', audit))
-    assert reported == {host}, f"{host}'s agents reported {reported}"
-    others = set(hosts()) - {host}
-    assert not others & set(re.findall(r'"display_host": ?"([^"]+)"', audit))
+    payloads = _connect_payloads(on_host(host, "cat", f"{PREFIX}/log/newrelic-audit.log"))
+    assert payloads, f"no agent on {host} connected"
+    for payload in payloads:
+        # The host, the name shown in New Relic's UI and the utilization's host name.
+        assert _reported(payload, "host") == {host}, payload[:3000]
+        assert _reported(payload, "display_host") == {host}
+        assert _reported(payload, "hostname") == {host}
 
 
 def test_no_agent_runs_where_no_service_does():
