@@ -264,15 +264,13 @@ leftovers() {
 }
 
 # ns_pids NETNS-ID: every process whose network namespace is NETNS-ID (net:[inode]); never
-# this machine's own namespace.
+# this machine's own namespace. One stat for all processes: this runs in loops.
 ns_pids() {
-  local path
+  local inode=${1#net:[}
+  inode=${inode%]}
+  [[ $inode =~ ^[0-9]+$ ]] || die "not a namespace id: '$1'"
   [ "$1" != "$(readlink /proc/self/ns/net)" ] || die "refusing to list the machine's own network namespace"
-  for path in /proc/[0-9]*/ns/net; do
-    [ "$(readlink "$path" 2>/dev/null)" = "$1" ] || continue
-    path=${path#/proc/}
-    printf '%s\n' "${path%%/*}"
-  done
+  stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null | awk -v inode="$inode" '$1 == inode {split($2, p, "/"); print p[3]}'
 }
 
 # The controller's own cluster processes: the wheelhouse server, Ansible's SSH masters.
