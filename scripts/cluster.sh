@@ -30,6 +30,10 @@ CONTROL_DIR=$CLUSTER_DIR/cp
 WHEELHOUSE=$CLUSTER_DIR/wheelhouse
 WHEELHOUSE_PID=$CLUSTER_DIR/wheelhouse-server.pid
 
+# One cluster per machine (the bridge and the host names are fixed): the checkout whose
+# CLUSTER_DIR made it owns it, and another checkout's up or down refuses to touch it.
+OWNER_FILE=/run/orderservice-cluster.owner
+
 [[ $CLUSTER_SUBNET =~ ^([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})\.0/24$ ]] ||
   die "CLUSTER_SUBNET must be a /24 written a.b.c.0/24 (got '$CLUSTER_SUBNET')"
 NET=${BASH_REMATCH[1]}
@@ -58,6 +62,15 @@ known_host() {
 
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "the cluster needs root (network and mount namespaces, a bridge)"
+}
+
+# require_owner: the cluster on this machine, if any, is this checkout's (CLUSTER_DIR).
+require_owner() {
+  local owner
+  owner=$(cat "$OWNER_FILE" 2>/dev/null || true)
+  if [ -n "$owner" ] && [ "$owner" != "$CLUSTER_DIR" ] && ip link show "$BRIDGE" >/dev/null 2>&1; then
+    die "the cluster on this machine was made from $owner: run scripts/cluster.sh down there first (if that checkout is gone: CLUSTER_DIR=$owner scripts/cluster.sh down)"
+  fi
 }
 
 # --- Preparing the machine (the controller side) ---------------------------------------------
@@ -146,6 +159,8 @@ start_host() {
   local name=$1 address=$2 dir link i
   dir=$(host_dir "$name")
   link=$(host_link "$name")
+  # A fresh host: nothing of an earlier cluster's deployment (its keys stay).
+  rm -rf "${dir:?}/srv" "${dir:?}/tmp"
   mkdir -p "$dir/srv" "$dir/tmp"
   chmod 1777 "$dir/tmp"
   hosts_file >"$dir/hosts"
@@ -213,7 +228,9 @@ cmd_up() {
   require_root
   local started entry
   started=$(date +%s)
+  require_owner
   cmd_down >/dev/null 2>&1 || cmd_down
+  echo "$CLUSTER_DIR" >"$OWNER_FILE"
   "$ROOT/scripts/bootstrap.sh"
   install_packages
   mkdir -p "$CLUSTER_DIR" "$CONTROL_DIR"
@@ -237,7 +254,9 @@ cmd_deploy() {
   require_root
   [ -n "$(holder_pid db-1)" ] || die "the cluster is not up (scripts/cluster.sh up)"
   cd "$ROOT/ansible"
+  # profile_tasks: the slowest tasks at the end (the hosts share this machine's cores).
   PATH=$VENV/bin:$PATH ANSIBLE_SSH_CONTROL_PATH_DIR=$CONTROL_DIR ANSIBLE_FORCE_COLOR=0 \
+    ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks PROFILE_TASKS_TASK_OUTPUT_LIMIT=15 \
     ansible-playbook -i inventories/cluster site.yml --forks "$CLUSTER_FORKS" "$@"
 }
 
@@ -301,6 +320,7 @@ signal_all() {
 
 cmd_down() {
   require_root
+  require_owner
   local entry name pids=() pid i left
   # The namespaces taken down, for tests/cluster/test_teardown.py to look for their processes.
   [ -d "$CLUSTER_DIR" ] && : >"$CLUSTER_DIR/down-netns-ids"
@@ -347,6 +367,7 @@ cmd_down() {
     rm -f "$CLUSTER_DIR/created-$SERVICE_USER"
   fi
   left=$(leftovers)
+  [ -n "$left" ] || rm -f "$OWNER_FILE"
   if [ -n "$left" ]; then
     say "cluster: left behind after down:"
     say "$left"
