@@ -355,7 +355,8 @@ cmd_down() {
   for entry in "${HOSTS[@]}"; do
     name=$(host_name "$entry")
     ip netns list 2>/dev/null | grep -qE "^$name( |$)" && ip netns del "$name"
-    ip link show "$(host_link "$name")" >/dev/null 2>&1 && ip link del "$(host_link "$name")"
+    # The bridge-side link goes with the namespace; one a half-made host left goes here.
+    ip link del "$(host_link "$name")" 2>/dev/null || true
     rm -f "$(host_dir "$name")/sshd.pid" "$(host_dir "$name")/netns-id"
   done
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
