@@ -147,11 +147,15 @@ ssh_keys() {
 
 # --- The hosts ---------------------------------------------------------------------------------
 
+# Every host's /etc/hosts: the hosts by name, and the m3 inventories' name of the load
+# balancer (orders.example.com) on lb-1, as a real deployment's DNS would have it.
+BALANCER_NAME=orders.example.com
 hosts_file() {
-  local entry
+  local entry name
   printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n'
   for entry in "${HOSTS[@]}"; do
-    printf '%s %s\n' "$(host_address "$entry")" "$(host_name "$entry")"
+    name=$(host_name "$entry")
+    printf '%s %s%s\n' "$(host_address "$entry")" "$name" "$([ "$name" = lb-1 ] && printf ' %s' "$BALANCER_NAME")"
   done
 }
 
