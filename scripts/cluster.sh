@@ -230,6 +230,10 @@ start_wheelhouse_server() {
 
 cmd_up() {
   require_root
+  # Each host has its own /srv and /tmp: the sshd of a host must still read its files there.
+  case "$CLUSTER_DIR/" in
+    /srv/* | /tmp/*) die "CLUSTER_DIR ($CLUSTER_DIR) must not be under /srv or /tmp, which each host has of its own" ;;
+  esac
   local started entry
   started=$(date +%s)
   require_owner
