@@ -14,6 +14,7 @@ from tests.cluster.conftest import (
     LOCUST_WEB_PORT,
     LOCUST_WORKERS_PER_HOST,
     PREFIX,
+    ROOT,
     hosts,
     on_host,
 )
@@ -29,6 +30,10 @@ PROGRAMS = {
     "locust-1": {"locust-master"} | LOCUST_WORKERS,
     "locust-2": LOCUST_WORKERS,
 }
+# The common role's readings agent runs on every host it deploys (a Locust master reads them
+# all), in a branch that has it.
+if (ROOT / "ansible" / "roles" / "common" / "tasks" / "readings.yml").exists():
+    PROGRAMS = {host: programs | {"hostreadings"} for host, programs in PROGRAMS.items()}
 COURSE = "course-v1:LoadTestX+LT0001+2015"
 # lms_stub reaches ecommerce at the inventory's common_ecommerce_url: DIRECT TO ECOMMERCE-1 until
 # the haproxy role lands (ansible/inventories/cluster/group_vars/all/main.yml); then lb-1.
