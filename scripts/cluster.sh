@@ -123,8 +123,8 @@ build_wheelhouse() {
   rm -rf "$WHEELHOUSE" && mkdir -p "$WHEELHOUSE"
   "$PYTHON" -m pip wheel -q --disable-pip-version-check -w "$WHEELHOUSE" \
     -r "$ROOT/requirements.txt" -c "$ROOT/constraints.txt" 2>&1 | { grep -v "is ignored" || true; }
-  # What a new virtualenv's pip needs besides the requirements (the pip module runs `pip install`
-  # in a venv made by python3 -m venv, which brings its own pip and setuptools).
+  # Every requirement is a wheel now (mysqlclient built here), so no host builds anything, and
+  # the hosts' virtualenvs (python3 -m venv) bring their own pip.
   echo "$want" >"$stamp"
 }
 
