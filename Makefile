@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test deploy-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
@@ -37,6 +37,21 @@ test:  ## every test, on a private MariaDB
 
 deploy-test:  ## molecule test of the Ansible deployment on this host (ansible/README.md)
 	@scripts/bootstrap.sh && cd ansible && PATH="$(CURDIR)/.venv/bin:$$PATH" molecule test
+
+cluster-up:  ## the m3 pair's seven hosts as namespaces on the bridge osbr0 (as root; README.md, "The cluster")
+	@scripts/cluster.sh up
+
+cluster-deploy:  ## site.yml onto those hosts (ansible/inventories/cluster)
+	@scripts/cluster.sh deploy
+
+cluster-down:  ## tear the cluster down: no namespace, process, mount or listener left
+	@scripts/cluster.sh down
+
+cluster-status:  ## the cluster's hosts and what each runs
+	@scripts/cluster.sh status
+
+cluster-test:  ## up, deploy, tests/cluster, a second deploy that changes nothing, down (always)
+	@scripts/cluster.sh test
 
 FUZZ_EXAMPLES ?= 500
 FUZZ_SEED ?=

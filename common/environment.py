@@ -516,6 +516,35 @@ TABLE: tuple[Variable, ...] = (
         "Locust: buy among the first N courses only (1 = one hot seat)",
         shown="all (`$CATALOG_COURSES`)",
     ),
+    # --- The simulated cluster (make cluster-test, scripts/cluster.sh) -------------------------
+    Variable(
+        "CLUSTER_SUBNET",
+        "10.213.1.0/24",
+        "str",
+        "`make cluster-test`: the hosts' private /24 on the bridge osbr0 (no route out)",
+        shell=True,
+    ),
+    Variable(
+        "CLUSTER_DIR",
+        "{VAR_DIR}/cluster",
+        "str",
+        "`make cluster-test`: each host's /srv, the SSH keys, the wheelhouse, the logs",
+        shell=True,
+    ),
+    Variable(
+        "CLUSTER_FORKS",
+        "4",
+        "int",
+        "`make cluster-test`: ansible-playbook --forks (the hosts share this machine's cores)",
+        shell=True,
+    ),
+    Variable(
+        "CLUSTER_WHEELHOUSE_PORT",
+        "18765",
+        "int",
+        "`make cluster-test`: port on the bridge's address where the hosts' pip finds the wheels",
+        shell=True,
+    ),
     # --- edX's 2015 client (locustfiles/edx2015/, make edx2015): edX's names ----------------------
     Variable(
         "FREE_COURSE_ID", None, "str", "edX 2015 client: course bought through the LMS", shown="course 1"

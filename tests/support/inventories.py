@@ -15,6 +15,7 @@ LOAD_TEST_INVENTORIES = [
     "inventories/local",
     "inventories/m3-medium-pair",
     "inventories/m3-xlarge-pair",
+    "inventories/cluster",
     "molecule/default/inventory",
 ]
 

@@ -1,0 +1,36 @@
+"""`make cluster-test`'s suite: the m3 pair deployed by site.yml on the simulated hosts of
+scripts/cluster.sh. It runs after `scripts/cluster.sh up` and `deploy` (scripts/cluster.sh test
+does all of it, and `down` after); test_teardown.py runs after `down`. The tests reach the hosts
+from this machine's side of the bridge (10.213.1.1) over HTTP, and run commands on a host with
+`scripts/cluster.sh exec`, which enters its namespaces."""
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLUSTER_SH = ROOT / "scripts" / "cluster.sh"
+# The deployment's prefix on every host (roles/common's default), and the roles' default ports.
+PREFIX = "/srv/orderservice"
+LMS_PORT = 18000
+ECOMMERCE_PORT = 18130
+LOCUST_WEB_PORT = 8089
+# m3-xlarge-pair's sizing: one Locust worker process per vCPU on each Locust host.
+LOCUST_WORKERS_PER_HOST = 4
+
+
+def cluster(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLUSTER_SH), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def hosts() -> dict[str, str]:
+    """Every host's name and address, as scripts/cluster.sh makes them."""
+    done = cluster("hosts")
+    assert done.returncode == 0, done.stderr
+    return dict(line.split() for line in done.stdout.splitlines())
+
+
+def on_host(host: str, *command: str, timeout: float = 60) -> str:
+    """The output of ``command`` run on ``host``; fails the test if it fails."""
+    done = cluster("exec", host, *command, timeout=timeout)
+    assert done.returncode == 0, f"{host}: {' '.join(command)}\n{done.stdout}\n{done.stderr}"
+    return done.stdout

@@ -1,0 +1,46 @@
+"""scripts/cluster.sh's parts that need no root and make nothing: the hosts it would make, and
+the input it refuses before touching anything."""
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "cluster.sh"
+ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+
+
+def _run(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {**ENV, **env}
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=60, env=environment)
+
+
+def test_the_hosts_are_the_m3_pair_and_the_balancer_on_the_default_subnet():
+    done = _run("hosts")
+    assert done.returncode == 0, done.stderr
+    assert dict(line.split() for line in done.stdout.splitlines()) == {
+        "db-1": "10.213.1.10",
+        "lms-1": "10.213.1.20",
+        "ecommerce-1": "10.213.1.31",
+        "ecommerce-2": "10.213.1.32",
+        "locust-1": "10.213.1.40",
+        "locust-2": "10.213.1.41",
+        "lb-1": "10.213.1.50",
+    }
+
+
+def test_the_subnet_moves_every_host():
+    done = _run("hosts", CLUSTER_SUBNET="10.99.7.0/24")
+    assert done.returncode == 0, done.stderr
+    assert all(line.split()[1].startswith("10.99.7.") for line in done.stdout.splitlines())
+
+
+def test_a_subnet_that_is_not_a_slash_24_is_refused():
+    done = _run("hosts", CLUSTER_SUBNET="10.99.0.0/16")
+    assert done.returncode != 0
+    assert "CLUSTER_SUBNET must be a /24" in done.stderr
+
+
+def test_an_unknown_command_prints_the_usage():
+    done = _run("start")
+    assert done.returncode == 2
+    assert "usage: scripts/cluster.sh up|deploy" in done.stderr
