@@ -138,6 +138,25 @@ ensure_service_user() {
   touch "$CLUSTER_DIR/created-$SERVICE_USER"
 }
 
+# The balancer ends TLS for orders.example.com, as in the m3 inventories: a private CA made here
+# signs its certificate; the inventory gives lb-1 the certificate with its key
+# (vault_haproxy_tls_pem) and every host the CA (common_http_ca_bundle), as a deployment with a
+# private CA would.
+TLS_DIR=$CLUSTER_DIR/tls
+tls_files() {
+  [ -s "$TLS_DIR/orders.pem" ] && [ -s "$TLS_DIR/ca.pem" ] && return 0
+  mkdir -p "$TLS_DIR" && chmod 700 "$TLS_DIR"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=cluster test CA" \
+    -keyout "$TLS_DIR/ca.key" -out "$TLS_DIR/ca.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$BALANCER_NAME" \
+    -keyout "$TLS_DIR/orders.key" -out "$TLS_DIR/orders.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:%s\n' "$BALANCER_NAME" >"$TLS_DIR/orders.ext"
+  openssl x509 -req -in "$TLS_DIR/orders.csr" -CA "$TLS_DIR/ca.pem" -CAkey "$TLS_DIR/ca.key" \
+    -CAcreateserial -days 30 -extfile "$TLS_DIR/orders.ext" -out "$TLS_DIR/orders.crt" 2>/dev/null
+  cat "$TLS_DIR/orders.crt" "$TLS_DIR/orders.key" >"$TLS_DIR/orders.pem"
+  chmod 600 "$TLS_DIR"/*.key "$TLS_DIR/orders.pem"
+}
+
 ssh_keys() {
   mkdir -p "$SSH_DIR" && chmod 700 "$SSH_DIR"
   [ -s "$SSH_DIR/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C cluster-controller -f "$SSH_DIR/id_ed25519"
@@ -245,6 +264,7 @@ cmd_up() {
   build_wheelhouse
   ensure_service_user
   ssh_keys
+  tls_files
 
   ip link add "$BRIDGE" type bridge
   ip addr add "$GATEWAY/24" dev "$BRIDGE"

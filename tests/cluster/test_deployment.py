@@ -20,7 +20,7 @@ from tests.cluster.conftest import (
 )
 
 ADDRESSES = hosts()
-# The programs each host's supervisord runs (lb-1: none until the haproxy role lands).
+# The programs each host's supervisord runs.
 LOCUST_WORKERS = {f"locust-worker:locust-worker-{n}" for n in range(LOCUST_WORKERS_PER_HOST)}
 PROGRAMS = {
     "db-1": {"mariadb"},
@@ -29,15 +29,19 @@ PROGRAMS = {
     "ecommerce-2": {"ecommerce", "ecommerce-rollup"},
     "locust-1": {"locust-master"} | LOCUST_WORKERS,
     "locust-2": LOCUST_WORKERS,
+    "lb-1": {"haproxy"},
 }
 # The common role's readings agent runs on every host it deploys (a Locust master reads them
 # all), in a branch that has it.
 if (ROOT / "ansible" / "roles" / "common" / "tasks" / "readings.yml").exists():
     PROGRAMS = {host: programs | {"hostreadings"} for host, programs in PROGRAMS.items()}
 COURSE = "course-v1:LoadTestX+LT0001+2015"
-# lms_stub reaches ecommerce at the inventory's common_ecommerce_url: DIRECT TO ECOMMERCE-1 until
-# the haproxy role lands (ansible/inventories/cluster/group_vars/all/main.yml); then lb-1.
-ECOMMERCE_PATH = "direct to ecommerce-1"
+# lms_stub reaches ecommerce at the inventory's common_ecommerce_url: https://orders.example.com,
+# lb-1 (every host's /etc/hosts), which ends TLS and forwards to the pair.
+ECOMMERCE_PATH = "through lb-1 (https://orders.example.com)"
+BALANCER = "orders.example.com"
+STATS_PORT = 8404
+STATS_PASSWORD = "cluster-test-only-haproxy-stats-password"  # test-secrets.yml
 
 
 def _get(url: str, headers: dict | None = None, timeout: float = 10):
@@ -68,7 +72,7 @@ def test_lms_stub_answers_health_on_lms_1():
 @pytest.mark.parametrize("host", ["ecommerce-1", "ecommerce-2"])
 def test_ecommerce_answers_health_on_each_ecommerce_host(host):
     # As a load balancer asks: an allowed host name, and the scheme the balancer saw.
-    headers = {"Host": ADDRESSES["ecommerce-1"], "X-Forwarded-Proto": "https"}
+    headers = {"Host": BALANCER, "X-Forwarded-Proto": "https"}
     assert _get(f"http://{ADDRESSES[host]}:{ECOMMERCE_PORT}/health/", headers)[0] == 200
 
 
@@ -114,3 +118,37 @@ def test_a_purchase_at_lms_1_completes_end_to_end():
 
     with opener.open(f"{lms}/api/commerce/v1/orders/{order['order']['number']}/", timeout=30) as response:
         assert json.load(response)["status"] == "Complete"
+
+
+def balancer_requests() -> dict[str, int]:
+    """Requests the balancer sent to each ecommerce host (its stats CSV, read from locust-1 as
+    the load suite's master reads it)."""
+    script = (
+        "import base64, urllib.request;"
+        f"r = urllib.request.Request('http://{ADDRESSES['lb-1']}:{STATS_PORT}/stats;csv');"
+        f"r.add_header('Authorization', 'Basic ' + base64.b64encode(b'stats:{STATS_PASSWORD}').decode());"
+        "print(urllib.request.urlopen(r, timeout=10).read().decode())"
+    )
+    rows = [line.split(",") for line in on_host("locust-1", "/usr/bin/python3", "-c", script).splitlines()]
+    # pxname, svname, ..., stot (the 8th column): the backend's rows for its servers
+    return {row[1]: int(row[7]) for row in rows if row[0] == "ecommerce" and row[1].startswith("ecommerce-")}
+
+
+def test_the_balancer_on_lb_1_has_both_ecommerce_hosts_up_and_ends_tls_for_its_name():
+    script = (
+        "import ssl, urllib.request;"
+        f"c = ssl.create_default_context(cafile='{PREFIX}/etc/http-ca.pem');"
+        f"print(urllib.request.urlopen('https://{BALANCER}/health/', context=c, timeout=10).status)"
+    )
+    assert on_host("lms-1", "/usr/bin/python3", "-c", script).strip() == "200"
+    assert set(balancer_requests()) == {"ecommerce-1", "ecommerce-2"}
+
+
+def test_purchases_at_lms_1_reach_both_ecommerce_hosts_through_the_balancer():
+    before = balancer_requests()
+    for _ in range(6):
+        test_a_purchase_at_lms_1_completes_end_to_end()
+    after = balancer_requests()
+    sent = {host: after[host] - before[host] for host in after}
+    # Each purchase is an order (and its read-back): least connections spreads them over both.
+    assert sum(sent.values()) >= 12 and all(count > 0 for count in sent.values()), sent

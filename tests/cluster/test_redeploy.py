@@ -9,7 +9,6 @@ def test_a_second_deploy_changes_nothing():
     done = cluster("deploy", timeout=1800)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
     recap = dict(re.findall(r"^(\S+)\s+:\s+(ok=.*)$", done.stdout, re.MULTILINE))
-    # lb-1 is in no play until the haproxy role lands.
-    assert set(recap) == set(hosts()) - {"lb-1"}, recap
+    assert set(recap) == set(hosts()), recap
     for host, counts in recap.items():
         assert re.search(r"\bchanged=0\b", counts) and re.search(r"\bfailed=0\b", counts), (host, counts)

@@ -66,6 +66,10 @@ def render(tmp_path: Path, inventory: str, **extra: str) -> str:
     variables = {
         "common_prefix": str(prefix),
         "vault_haproxy_stats_password": "render-test-only-stats-password",
+        # haproxy -c resolves the user it would run as: one every Debian has, not the service
+        # user a deployment creates (this machine may never have had one).
+        "common_user": "nobody",
+        "common_group": "nogroup",
         **extra,
     }
     arguments = ["-e", json.dumps(variables)]  # JSON: a PEM's lines and spaces stay whole
