@@ -66,8 +66,12 @@ def assert_cpu_per_purchase(summary):
     accounting = summary["cpu_accounting"]
     used = accounting["cpu_ms"]
     assert used["services"] == pytest.approx(sum(used[g] for g in cpu.SERVICES), abs=0.26)
-    # The machine's busy time holds every group's (other is what is left, never below 0).
-    assert used["machine"] >= used["services"] + used["locust"] - 0.5 * len(summary["steps"])
+    # The machine's busy time holds every group's (other is what is left, never below 0). The
+    # two come from different kernel counters: a process's time is its scheduler runtime, the
+    # machine's busy time is sampled per core at each clock tick, and they are read a few
+    # milliseconds apart. CI saw 9010 ms against 9022 ms (0.13 %); 2 % is that noise, while a
+    # machine figure that missed a core or a group would be off by tens of percent.
+    assert used["machine"] >= 0.98 * (used["services"] + used["locust"])
     bought = accounting["purchases"]
     assert bought == sum(row["purchases"] for row in summary["steps"]) > 0
     assert bought <= summary["audit"]["successes"]  # the audit counts the warm-up's and the late
