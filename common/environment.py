@@ -87,7 +87,12 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
             "str",
             f"{service}'s gunicorn worker class (`sync` for comparison)",
         ),
-        Variable(f"{prefix}_WORKER_CONNECTIONS", "100", "int", f"greenlets per {service} gevent worker"),
+        Variable(
+            f"{prefix}_WORKER_CONNECTIONS",
+            "1000",
+            "int",
+            f"connections a {service} gevent worker holds open (a greenlet each, idle kept-alive ones too)",
+        ),
         Variable(
             f"{prefix}_MAX_IN_FLIGHT",
             max_in_flight,

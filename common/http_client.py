@@ -26,6 +26,7 @@ and that race cannot happen; a worker being recycled can still close one. A conn
 before anything was sent is always tried once more on a new connection; a request that may have
 been received is repeated only when the caller says it is safe (``idempotent=True``: the
 enrollment API and the payment notification are idempotent by contract, a GET is by definition).
+A timeout is never repeated: ``timeout`` bounds the whole call.
 """
 
 import json as jsonlib
@@ -109,8 +110,22 @@ def pool() -> urllib3.PoolManager:
     return _pool[1]
 
 
+class _Retry(urllib3.Retry):
+    """urllib3's Retry, except that a timeout is never repeated (a refused connection still is).
+
+    A timeout says the other side is slow, not gone: sent again, the call takes the caller's
+    timeout twice (an order's enrollment took 2 x LMS_ENROLLMENT_TIMEOUT = 14 s at 1.5 x
+    capacity) and adds to the load of a service that is already behind.
+    """
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+        if isinstance(error, Urllib3Timeout) and not isinstance(error, NewConnectionError):
+            raise error.with_traceback(_stacktrace)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
 def _retries(idempotent: bool) -> urllib3.Retry:
-    return urllib3.Retry(
+    return _Retry(
         total=1,
         connect=1,
         read=1 if idempotent else 0,
@@ -135,7 +150,8 @@ def request(
     idempotent: bool | None = None,
 ) -> Reply:
     """``method`` ``url`` with a JSON body (``json``) or a form (``form``); ``timeout`` seconds
-    to connect and again to read. ``idempotent`` defaults to True for GET only."""
+    to connect and again to read, once (a timeout is not retried). ``idempotent`` defaults to
+    True for GET only."""
     sent = dict(headers or {})
     body = None
     if json is not None:

@@ -4,6 +4,7 @@ still serves everything that completes work it has accepted. Each test starts lm
 ecommerce, one gevent worker each, with the limits it needs, on databases of its own."""
 
 import contextlib
+import socket
 import threading
 import time
 
@@ -64,8 +65,9 @@ class Loop:
 
 
 @contextlib.contextmanager
-def loop(lms_limit: int, ecommerce_limit: int):
-    """lms_stub and ecommerce, one gevent worker each, with these in-flight limits (0: off)."""
+def loop(lms_limit: int, ecommerce_limit: int, **settings: str):
+    """lms_stub and ecommerce, one gevent worker each, with these in-flight limits (0: off) and
+    any other ``settings``."""
     lms_port, ecommerce_port = servers.free_port(), servers.free_port()
     env = {
         "CATALOG_COURSES": str(COURSES),
@@ -76,6 +78,7 @@ def loop(lms_limit: int, ecommerce_limit: int):
         "LMS_DB_NAME": LMS_DB,
         "LMS_MAX_IN_FLIGHT": str(lms_limit),
         "ECOMMERCE_MAX_IN_FLIGHT": str(ecommerce_limit),
+        **settings,
     }
     started = []
     try:
@@ -237,6 +240,44 @@ def test_a_busy_lms_refuses_new_work_and_serves_the_enrollment_api_and_health(da
 
         stack.faults()
         assert requests.get(stack.lms.url + paths.AUTO_AUTH, timeout=10).status_code == 201
+
+
+def answer_within(client: socket.socket, deadline: float) -> bool:
+    """Whether the server began answering on ``client`` before ``deadline``."""
+    client.settimeout(max(0.01, deadline - time.monotonic()))
+    try:
+        return client.recv(4096).startswith(b"HTTP/1.1 200")
+    except TimeoutError:
+        return False
+
+
+def test_idle_client_connections_leave_room_for_the_enrollment_api(databases):
+    """Load generators and browsers keep their connections to the LMS open between requests,
+    and a gevent worker holds a greenlet for each, up to worker_connections; past that it
+    accepts nothing. The enrollment call of an accepted order comes on a new connection from
+    ecommerce: with the LMS's greenlets all held by idle clients it waited unaccepted until it
+    timed out (at 1.5 x capacity, a quarter of the purchases took 14 s and ended 202). 150 idle
+    clients on one LMS worker (the old default allowed 100) must leave the purchase complete."""
+    with loop(lms_limit=4, ecommerce_limit=4, LMS_ENROLLMENT_TIMEOUT="3") as stack:
+        browser, _ = stack.learner()
+        before = rows()
+        idle = []
+        try:
+            for _ in range(150):
+                client = socket.create_connection(("127.0.0.1", stack.lms.port), timeout=10)
+                client.sendall(f"GET {paths.HEALTH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+                idle.append(client)
+            # Each answered, then idle and kept alive. (The health checks count toward the
+            # in-flight limit while they run: the purchase waits for them, not to be refused.)
+            answered = sum(answer_within(client, time.monotonic() + 3) for client in idle)
+            purchase = stack.buy(browser, 4)
+        finally:
+            for client in idle:
+                client.close()
+        assert answered == 150
+        assert purchase.status_code == 201, purchase.text
+        assert purchase.json()["order"]["status"] == ORDER.COMPLETE
+        assert grown(before, rows())["enrollments"] == 1
 
 
 class RowLock:

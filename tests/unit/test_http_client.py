@@ -87,6 +87,85 @@ def test_no_answer_in_time_is_a_timeout():
             http_client.post(f"http://127.0.0.1:{listener.getsockname()[1]}/x", json={}, timeout=0.3)
 
 
+def _silent_listener(hold: list) -> tuple[socket.socket, list]:
+    """A listener that accepts connections, reads what is sent and never answers; the list
+    counts the connections it accepted."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    accepted = []
+
+    def accept():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            hold.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener, accepted
+
+
+@pytest.mark.parametrize("idempotent", [True, False])
+def test_a_timeout_is_not_sent_again(idempotent):
+    """The caller's timeout bounds the call: a slow server gets the request once, even an
+    idempotent one (a read retry would double the time and the load)."""
+    hold = []
+    listener, accepted = _silent_listener(hold)
+    try:
+        with pytest.raises(http_client.Timeout):
+            http_client.post(
+                f"http://127.0.0.1:{listener.getsockname()[1]}/x", json={}, timeout=0.3, idempotent=idempotent
+            )
+        assert len(accepted) == 1
+    finally:
+        listener.close()
+        for conn in hold:
+            conn.close()
+
+
+@pytest.fixture
+def closes_first_connection():
+    """A server that reads the first connection's request and closes it unanswered (as a
+    kept-alive connection closed by the other side), and answers 200 on every later one."""
+    accepted = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            with conn:
+                conn.recv(65536)
+                if len(accepted) > 1:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/x", accepted
+    listener.close()
+
+
+def test_a_closed_connection_is_sent_again_when_idempotent(closes_first_connection):
+    url, accepted = closes_first_connection
+    assert http_client.post(url, json={}, timeout=2, idempotent=True).status_code == 200
+    assert len(accepted) == 2
+
+
+def test_a_closed_connection_is_not_sent_again_when_not_idempotent(closes_first_connection):
+    url, accepted = closes_first_connection
+    with pytest.raises(http_client.RequestError) as raised:
+        http_client.post(url, json={}, timeout=2)
+    assert not isinstance(raised.value, http_client.Timeout)
+    assert len(accepted) == 1
+
+
 def _certificate(subject: str, issuer_key, issuer_name, key, *, ca: bool, ip: str | None = None):
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     now = datetime.datetime.now(datetime.UTC)
