@@ -83,7 +83,8 @@ MIDDLEWARE = [
     "common.timing.ServerTimingMiddleware",  # Server-Timing, with ecommerce's entries
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user from the signed session, without a query (lms_stub/learners/session.py).
+    "lms_stub.learners.session.SessionLearnerMiddleware",
     "lms_stub.http.DatabaseUnavailableMiddleware",
 ]
 

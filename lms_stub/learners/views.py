@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from common import rows, strict_json
 from lms_stub.http import BadRequest, allow_methods, api_view, error
+from lms_stub.learners import session
 
 # As ecommerce's JWT authentication takes them (ecommerce/core/auth.py): the name travels there.
 USERNAME = re.compile(r"^[\w.@+-]{1,150}\Z")
@@ -59,6 +60,7 @@ def auto_auth(request):
     if not created and not ("password" in request.GET and user.check_password(password)):
         return error(403, "invalid_credentials", f"Learner {username!r} exists; send its password.")
     login(request, user, backend="lms_stub.learners.backends.LearnerBackend")
+    session.remember(request, user)
     body = {
         "created_status": "Created" if created else "Logged in",
         "username": user.username,

@@ -52,6 +52,30 @@ def test_the_learner_stays_logged_in_for_later_requests(client):
     assert response.json()["error"] == "invalid_request"
 
 
+def test_a_session_without_the_remembered_learner_is_read_from_the_database(client):
+    """A session from before /auto_auth remembered the learner (or one whose remembered id is
+    not the logged-in one) is read as Django reads it: the learner's row, and its checks."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lms_stub.learners.session import LEARNER_KEY
+
+    client.get("/auto_auth")
+    for remembered in (None, [0, "someone_else", "x@example.com"]):
+        session = client.session
+        if remembered is None:
+            del session[LEARNER_KEY]
+        else:
+            session[LEARNER_KEY] = remembered
+        session.save()
+        client.cookies["sessionid"] = session.session_key
+        with CaptureQueriesContext(connection) as captured:
+            response = client.post("/api/commerce/v0/baskets/", "{}", content_type="application/json")
+        assert response.status_code == 400 and response.json()["error"] == "invalid_request"
+        assert [q["sql"].split()[0] for q in captured.captured_queries] == ["SELECT"]
+        assert "auth_user" in captured.captured_queries[0]["sql"]
+
+
 def test_the_answer_has_edx_fields_and_a_password_that_logs_the_learner_in_again(client):
     first = client.get("/auto_auth").json()
     assert set(first) == {

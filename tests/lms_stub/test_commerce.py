@@ -5,6 +5,7 @@ import json
 import socket
 import threading
 
+import jwt
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -187,11 +188,12 @@ def test_the_lms_sells_the_courses_free_seat(csrf_client, learner, settings):
     ecommerce directly. A stand-in ecommerce (a real HTTP server) records what it is sent."""
     import http.server
 
-    received = []
+    received, tokens = [], []
 
     class Ecommerce(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
             received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            tokens.append(self.headers["Authorization"].removeprefix("JWT "))
             body = json.dumps({"id": 1, "order": {"number": "OSCR-100001", "status": "Complete"}}).encode()
             self.send_response(201)
             self.send_header("Content-Type", "application/json")
@@ -213,6 +215,11 @@ def test_the_lms_sells_the_courses_free_seat(csrf_client, learner, settings):
         server.server_close()
     assert response.status_code == 201
     assert received == [{"products": [{"sku": seat(2).sku}], "checkout": True}]
-    # The stand-in's own cost per purchase: the session's learner and the enrollment check.
-    assert len(captured.captured_queries) == 2
+    # The learner ecommerce is told of is the session's, as /auto_auth made it.
+    claims = jwt.decode(tokens[0], settings.JWT_SECRET_KEY, algorithms=["HS256"], issuer=settings.JWT_ISSUER)
+    assert (claims["username"], claims["email"]) == (learner, f"{learner}@example.com")
+    # The stand-in's own cost per purchase: the enrollment check alone (the learner comes from
+    # the signed session, not from a query).
+    assert [q["sql"].split()[0] for q in captured.captured_queries] == ["SELECT"]
+    assert "enrollment_enrollment" in captured.captured_queries[0]["sql"]
     assert seat(2).mode == "honor" and not seat(2).is_paid
