@@ -46,6 +46,8 @@ export PYTHONPATH=$ROOT
 # Tests start their own servers on free ports with their own databases (test_*), never
 # touching a stack started by `make up`.
 unset ECOMMERCE_PORT LMS_PORT
+# Each suite ends with its slowest tests: where make test's time goes, in CI's output too.
+export PYTEST_ADDOPTS="--durations=8 ${PYTEST_ADDOPTS:-}"
 
 failed=()
 run() {
