@@ -7,7 +7,7 @@
 # hosts differ from real ones.
 #
 #   scripts/cluster.sh up             make the hosts (a stale cluster is torn down first)
-#   scripts/cluster.sh deploy [ARGS]  ansible-playbook site.yml -i ansible/inventories/cluster
+#   scripts/cluster.sh deploy [PLAYBOOK.yml] [ARGS]  ansible-playbook site.yml (or PLAYBOOK) -i ansible/inventories/cluster
 #   scripts/cluster.sh down           tear everything down, check nothing is left (idempotent)
 #   scripts/cluster.sh status         say what runs on each host
 #   scripts/cluster.sh exec HOST CMD  run CMD on HOST (its namespaces), as root
@@ -278,14 +278,22 @@ cmd_up() {
 
 # --- Deploying ---------------------------------------------------------------------------------
 
+# deploy [PLAYBOOK.yml] [ARGS]: site.yml, or one tier's playbook (ecommerce.yml: a rolling deploy
+# of the pair, one host drained at a time).
 cmd_deploy() {
   require_root
   [ -n "$(holder_pid db-1)" ] || die "the cluster is not up (scripts/cluster.sh up)"
+  local playbook=site.yml
+  if [[ ${1:-} == *.yml ]]; then
+    playbook=$1
+    shift
+  fi
   cd "$ROOT/ansible"
+  [ -f "$playbook" ] || die "no playbook ansible/$playbook"
   # profile_tasks: the slowest tasks at the end (the hosts share this machine's cores).
   PATH=$VENV/bin:$PATH ANSIBLE_SSH_CONTROL_PATH_DIR=$CONTROL_DIR ANSIBLE_FORCE_COLOR=0 \
     ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks PROFILE_TASKS_TASK_OUTPUT_LIMIT=15 \
-    ansible-playbook -i inventories/cluster site.yml --forks "$CLUSTER_FORKS" "$@"
+    ansible-playbook -i inventories/cluster "$playbook" --forks "$CLUSTER_FORKS" "$@"
 }
 
 # --- Tearing down ------------------------------------------------------------------------------
@@ -485,7 +493,7 @@ case ${1:-} in
     "cmd_$command" "$@"
     ;;
   *)
-    say "usage: scripts/cluster.sh up|deploy [ansible-playbook args]|down|status|exec HOST CMD...|hosts|test [pytest args]"
+    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|test [pytest args]"
     exit 2
     ;;
 esac
