@@ -312,10 +312,10 @@ def windows(played: Played) -> list[tuple[str, float, float]]:
 
 
 def request_counts(requests: list[Request], start: float, end: float, fault_at: float | None) -> dict:
-    """The requests that started in [start, end): how many, the failures by status, those not
-    JSON, and the failures by when their request was under way: at the moment of the fault, or
-    started after it."""
-    inside = [r for r in requests if start <= r.start < end]
+    """The requests that ended in [start, end) (a request under way when a fault began counts
+    with the fault): how many, the failures by status, those not JSON, and the failures by when
+    their request was under way: at the moment of the fault, or started after it."""
+    inside = [r for r in requests if start <= r.end < end]
     failed = [r for r in inside if not r.ok]
     in_flight = [r for r in failed if fault_at is not None and r.start <= fault_at <= r.end]
     return {
