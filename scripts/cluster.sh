@@ -12,6 +12,7 @@
 #   scripts/cluster.sh status         say what runs on each host
 #   scripts/cluster.sh exec HOST CMD  run CMD on HOST (its namespaces), as root
 #   scripts/cluster.sh hosts          print "name address" for every host
+#   scripts/cluster.sh load [USERS]   a load run through the cluster (STEP_SECONDS per user count)
 #   scripts/cluster.sh test [ARGS]    `make cluster-test`: up, deploy, tests/cluster, down (always)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -458,6 +459,17 @@ cmd_hosts() {
   for entry in "${HOSTS[@]}"; do printf '%s %s\n' "$(host_name "$entry")" "$(host_address "$entry")"; done
 }
 
+# load [USERS...]: a load run through the cluster by the deployed Locust master on locust-1 and
+# the workers of both Locust hosts, each user count for STEP_SECONDS (scripts/cluster_load.py).
+cmd_load() {
+  require_root
+  [ -n "$(holder_pid locust-1)" ] || die "the cluster is not up (scripts/cluster.sh up, deploy)"
+  local lms
+  lms=$(host_address "$(printf '%s\n' "${HOSTS[@]}" | grep '^lms-1:')")
+  cmd_exec locust-1 env STEP_SECONDS="${STEP_SECONDS:-30}" LMS_URL="http://$lms:18000" \
+    /usr/bin/python3 "$ROOT/scripts/cluster_load.py" "$@"
+}
+
 # --- make cluster-test -------------------------------------------------------------------------
 
 cmd_test() {
@@ -487,13 +499,13 @@ cmd_test() {
 }
 
 case ${1:-} in
-  up | deploy | down | status | exec | hosts | test)
+  up | deploy | down | status | exec | hosts | load | test)
     command=$1
     shift
     "cmd_$command" "$@"
     ;;
   *)
-    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|test [pytest args]"
+    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|load [USERS...]|test [pytest args]"
     exit 2
     ;;
 esac
