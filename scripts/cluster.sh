@@ -464,10 +464,7 @@ cmd_hosts() {
 cmd_load() {
   require_root
   [ -n "$(holder_pid locust-1)" ] || die "the cluster is not up (scripts/cluster.sh up, deploy)"
-  local lms
-  lms=$(host_address "$(printf '%s\n' "${HOSTS[@]}" | grep '^lms-1:')")
-  cmd_exec locust-1 env STEP_SECONDS="${STEP_SECONDS:-30}" LMS_URL="http://$lms:18000" \
-    /usr/bin/python3 "$ROOT/scripts/cluster_load.py" "$@"
+  cmd_exec locust-1 env STEP_SECONDS="${STEP_SECONDS:-30}" /usr/bin/python3 "$ROOT/scripts/cluster_load.py" "$@"
 }
 
 # --- make cluster-test -------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """A load run through the cluster, driven on locust-1 (scripts/cluster.sh load USERS...): the
-deployed Locust master (its web API on 127.0.0.1:8089, the suite's hooks, READINGS_HOSTS and
+deployed Locust master (its web API, found from its command line; the suite's hooks, READINGS_HOSTS and
 BALANCER_STATS_URL as the locust role sets them) with the workers of both Locust hosts, set to
 each user count in turn for STEP_SECONDS (each change is a step of the suite's manual profile),
 then stopped: the master writes its run folder (summary.json, report.html) under
@@ -17,8 +17,23 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-MASTER = "http://127.0.0.1:8089"
 RUNS = Path("/srv/orderservice/var/runs")
+
+
+def master_url() -> str:
+    """The web API of the Locust master running here (its --web-host and --web-port)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "--master" in words and "--web-port" in words and any(w.endswith("locust") for w in words[:2]):
+            host = words[words.index("--web-host") + 1] if "--web-host" in words else "127.0.0.1"
+            return f"http://{host}:{words[words.index('--web-port') + 1]}"
+    raise SystemExit("no Locust master with a web UI runs on this host")
+
+
+MASTER = master_url()
 
 
 def call(path: str, form: dict | None = None) -> dict:
@@ -27,12 +42,13 @@ def call(path: str, form: dict | None = None) -> dict:
         return json.load(answer)
 
 
-def main(users: list[int], step_seconds: int, lms_url: str) -> int:
+def main(users: list[int], step_seconds: int) -> int:
     before = set(RUNS.glob("*")) if RUNS.exists() else set()
     workers = len(call("/stats/requests").get("workers", []))
     print(f"cluster load: {workers} Locust workers, steps of {step_seconds} s: {users} users", flush=True)
     for count in users:
-        answer = call("/swarm", {"user_count": count, "spawn_rate": count, "host": lms_url})
+        # No host: the master's own --host (the LMS, locust_target_url).
+        answer = call("/swarm", {"user_count": count, "spawn_rate": count})
         if not answer.get("success"):
             print(f"the master refused {count} users: {answer}", file=sys.stderr)
             return 1
@@ -66,4 +82,4 @@ def main(users: list[int], step_seconds: int, lms_url: str) -> int:
 
 if __name__ == "__main__":
     counts = [int(n) for n in sys.argv[1:]] or [10, 20, 40, 80]
-    sys.exit(main(counts, int(os.environ.get("STEP_SECONDS") or 30), os.environ["LMS_URL"]))
+    sys.exit(main(counts, int(os.environ.get("STEP_SECONDS") or 30)))
