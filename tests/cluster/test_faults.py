@@ -177,7 +177,10 @@ class Load:
                 "-u",
                 "orderservice",
                 "--",
+                # SIGINT stops the run (stop()); a caller started in the background passes it on
+                # ignored, which Locust would keep.
                 "env",
+                "--default-signal=INT",
                 *(f"{k}={v}" for k, v in env.items()),
                 "/bin/sh",
                 "-c",
