@@ -287,6 +287,7 @@ def played():
         "events": [event.__dict__ for event in run.events],
     }
     (OUT / "fault-table.json").write_text(json.dumps(result, indent=2, default=str))
+    (OUT / "balancer-readings.json").write_text(json.dumps(watch.samples))
     (OUT / "fault-table.md").write_text("# Faults across hosts\n\n" + faults.markdown(rows, notes))
     for path in load.local_dir.glob("requests-*.csv"):
         (OUT / path.name).write_text(path.read_text())

@@ -16,7 +16,7 @@ need NTP, as the suite's distributed runs do):
 * the fault: ``event.started``, just before it is caused;
 * rerouted: the balancer shows the host DOWN (``down_after_s``), and the last request it sent
   the host (``last_routed_after_s``: the last reading whose count of requests sent to it grew);
-* back: the fault ended (``event.ended``), the balancer shows the host UP again
+* back: the fault's undo began (``event.detail["ending"]``), the balancer shows the host UP again
   (``up_again_after_s``) and sends it requests again (``traffic_again_after_s``).
 """
 
@@ -355,7 +355,9 @@ def table(
             row["error"] = event.error
             row["detail"] = {k: v for k, v in event.detail.items() if k not in WATCHED}
         if event is not None and isinstance(fault, HostFault) and event.started is not None:
-            row.update(reroute(samples, fault.victim, event.started, event.ended))
+            # Back from the moment its undo began (a start returns after the program's startsecs,
+            # by when the balancer may have it UP again).
+            row.update(reroute(samples, fault.victim, event.started, event.detail.get("ending", event.ended)))
         if event is not None and isinstance(fault, RollingDeploy) and event.started is not None:
             row.update(states_during(samples, event.started, event.ended or end))
         rows.append(row)
