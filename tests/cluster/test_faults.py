@@ -359,6 +359,7 @@ def test_the_balancers_own_errors_are_json():
     for status in (502, 503, 504):
         assert f"errorfile {status} {PREFIX}/etc/haproxy-errors/{status}.http" in config
         answer = on_host("lb-1", "cat", f"{PREFIX}/etc/haproxy-errors/{status}.http")
-        head, _, body = answer.partition("\r\n\r\n")
+        # (the output is read as text: its CRLF line ends come as LF)
+        head, _, body = answer.replace("\r\n", "\n").partition("\n\n")
         assert "Content-Type: application/json" in head
         assert json.loads(body)["error"]
