@@ -7,11 +7,12 @@
 # hosts differ from real ones.
 #
 #   scripts/cluster.sh up             make the hosts (a stale cluster is torn down first)
-#   scripts/cluster.sh deploy [ARGS]  ansible-playbook site.yml -i ansible/inventories/cluster
+#   scripts/cluster.sh deploy [PLAYBOOK.yml] [ARGS]  ansible-playbook site.yml (or PLAYBOOK) -i ansible/inventories/cluster
 #   scripts/cluster.sh down           tear everything down, check nothing is left (idempotent)
 #   scripts/cluster.sh status         say what runs on each host
 #   scripts/cluster.sh exec HOST CMD  run CMD on HOST (its namespaces), as root
 #   scripts/cluster.sh hosts          print "name address" for every host
+#   scripts/cluster.sh load [USERS]   a load run through the cluster (STEP_SECONDS per user count)
 #   scripts/cluster.sh test [ARGS]    `make cluster-test`: up, deploy, tests/cluster, down (always)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -278,14 +279,22 @@ cmd_up() {
 
 # --- Deploying ---------------------------------------------------------------------------------
 
+# deploy [PLAYBOOK.yml] [ARGS]: site.yml, or one tier's playbook (ecommerce.yml: a rolling deploy
+# of the pair, one host drained at a time).
 cmd_deploy() {
   require_root
   [ -n "$(holder_pid db-1)" ] || die "the cluster is not up (scripts/cluster.sh up)"
+  local playbook=site.yml
+  if [[ ${1:-} == *.yml ]]; then
+    playbook=$1
+    shift
+  fi
   cd "$ROOT/ansible"
+  [ -f "$playbook" ] || die "no playbook ansible/$playbook"
   # profile_tasks: the slowest tasks at the end (the hosts share this machine's cores).
   PATH=$VENV/bin:$PATH ANSIBLE_SSH_CONTROL_PATH_DIR=$CONTROL_DIR ANSIBLE_FORCE_COLOR=0 \
     ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks PROFILE_TASKS_TASK_OUTPUT_LIMIT=15 \
-    ansible-playbook -i inventories/cluster site.yml --forks "$CLUSTER_FORKS" "$@"
+    ansible-playbook -i inventories/cluster "$playbook" --forks "$CLUSTER_FORKS" "$@"
 }
 
 # --- Tearing down ------------------------------------------------------------------------------
@@ -450,6 +459,14 @@ cmd_hosts() {
   for entry in "${HOSTS[@]}"; do printf '%s %s\n' "$(host_name "$entry")" "$(host_address "$entry")"; done
 }
 
+# load [USERS...]: a load run through the cluster by the deployed Locust master on locust-1 and
+# the workers of both Locust hosts, each user count for STEP_SECONDS (scripts/cluster_load.py).
+cmd_load() {
+  require_root
+  [ -n "$(holder_pid locust-1)" ] || die "the cluster is not up (scripts/cluster.sh up, deploy)"
+  cmd_exec locust-1 env STEP_SECONDS="${STEP_SECONDS:-30}" /usr/bin/python3 "$ROOT/scripts/cluster_load.py" "$@"
+}
+
 # --- make cluster-test -------------------------------------------------------------------------
 
 cmd_test() {
@@ -479,13 +496,13 @@ cmd_test() {
 }
 
 case ${1:-} in
-  up | deploy | down | status | exec | hosts | test)
+  up | deploy | down | status | exec | hosts | load | test)
     command=$1
     shift
     "cmd_$command" "$@"
     ;;
   *)
-    say "usage: scripts/cluster.sh up|deploy [ansible-playbook args]|down|status|exec HOST CMD...|hosts|test [pytest args]"
+    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|load [USERS...]|test [pytest args]"
     exit 2
     ;;
 esac

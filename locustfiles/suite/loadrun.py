@@ -161,7 +161,8 @@ class LoadRun:
         if not ok:
             self.recorder.example(name, status, text or repr(exception))
         if self.request_log:
-            self.request_log.write(f"{start:.6f},{response_time:.3f},{name},{int(ok)},{status}\n")
+            as_json = int(_is_json(getattr(response, "text", None) if status else None))
+            self.request_log.write(f"{start:.6f},{response_time:.3f},{name},{int(ok)},{status},{as_json}\n")
 
     def answered(self, order_number: str, started: float) -> None:
         self.recorder.answered(order_number, started)
@@ -573,6 +574,18 @@ class LoadRun:
             if not path or not path.exists():
                 return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
             return Response(path.read_text(), mimetype="text/html")
+
+
+def _is_json(text: str | None) -> bool:
+    """Whether an answer's body is JSON (the request log's last column: every failure a
+    service or the load balancer answers must be)."""
+    if not text:
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _own_cpu_seconds() -> float:

@@ -1,0 +1,365 @@
+"""Item 4: faults across hosts, under a steady load through the balancer.
+
+Learners buy free seats at lms-1 (which calls ecommerce through lb-1) at RPM purchases a
+minute, from one headless Locust process on locust-1 (the suite's rpm profile, open model,
+REQUEST_LOG: every request's start, time, status and whether its body was JSON). Meanwhile,
+from this machine, each in its own window with load before and after
+(locustfiles/suite/chaos/cluster.py):
+
+(a) ecommerce-2's programs stop (supervisorctl stop), then start;
+(b) ecommerce-2's link goes down (its veth's bridge side), then up;
+(c) after each, ecommerce-2 comes back: the balancer has it UP and sends it requests again;
+(d) a rolling deploy of a new release (this checkout plus one file) across the pair:
+    ecommerce.yml, serial 1, each host drained at lb-1 and made ready again by its handlers.
+
+Then the load stops, retry_fulfillment --all runs on ecommerce-1 as an operator runs it
+(<prefix>/bin/ecommerce-manage), and the suite's audit reads db-1 from here. The fault table is
+written to $CLUSTER_DIR/faults/fault-table.{md,json} (with the request log beside it).
+
+This module runs last (conftest.py): its new release would make the second deploy of
+test_redeploy.py ship a release again."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+
+from common.environment import get
+from locustfiles.suite import audit
+from locustfiles.suite.balancer import BalancerStats
+from locustfiles.suite.chaos import cluster as faults
+from tests.cluster.conftest import CLUSTER_SH, LMS_PORT, PREFIX, ROOT, cluster, hosts, on_host
+
+ADDRESSES = hosts()
+CLUSTER_DIR = Path(get("CLUSTER_DIR"))
+OUT = CLUSTER_DIR / "faults"
+SUPERVISOR_CONF = f"{PREFIX}/etc/supervisord.conf"
+VICTIM = "ecommerce-2"
+RPM = 450  # purchases a minute: 7.5 a second, well within what the 2 shared cores sustain
+FAULT_SECONDS = 10
+QUIET_SECONDS = 10
+FAULTS = ["services_stopped", "link_down", "rolling_deploy"]
+BASKET = "/api/commerce/v0/baskets/"
+SECRETS = yaml.safe_load((ROOT / "ansible/inventories/cluster/group_vars/all/test-secrets.yml").read_text())
+HAPROXY = yaml.safe_load((ROOT / "ansible/roles/haproxy/defaults/main.yml").read_text())
+
+
+def _seconds(text: str) -> float:
+    return float(str(text).removesuffix("s"))
+
+
+# The balancer's health checks: a server is DOWN after `fall` failed checks, one every `inter`,
+# each failing at once (a refused connection) or after at most `timeout check`.
+CHECK_INTERVAL = _seconds(HAPROXY["haproxy_check_interval"])
+CHECK_FALL = int(HAPROXY["haproxy_check_fall"])
+CHECK_TIMEOUT = _seconds(HAPROXY["haproxy_check_timeout"])
+# The margin: the readings' resolution (0.2 s), the first check's wait for its turn (up to one
+# interval) and the scheduling of 7 hosts' processes on 2 shared cores under load (a second).
+MARGIN = 2 * CHECK_INTERVAL + faults.WATCH_INTERVAL
+REROUTE_BOUND = CHECK_FALL * (CHECK_INTERVAL + CHECK_TIMEOUT) + MARGIN
+
+
+class ClusterHosts(faults.Hosts):
+    """The hosts of scripts/cluster.sh, reached from this machine (root)."""
+
+    def run(self, host: str, *command: str, timeout: float = 120) -> str:
+        done = cluster("exec", host, *command, timeout=timeout)
+        if done.returncode != 0:
+            raise RuntimeError(f"{host}: {' '.join(command)}: {(done.stdout + done.stderr)[-500:]}")
+        return done.stdout
+
+    def set_link(self, host: str, up: bool) -> None:
+        # The bridge side of the host's veth pair (scripts/cluster.sh, host_link): its eth0 loses
+        # its carrier, as a host whose cable is pulled.
+        subprocess.run(["ip", "link", "set", f"os-{host}", "up" if up else "down"], check=True, timeout=10)
+
+    def programs(self, host: str, action: str, names: list[str]) -> str:
+        return self.run(host, "supervisorctl", "-c", SUPERVISOR_CONF, action, *names)
+
+    def rolling_deploy(self) -> tuple[int, str]:
+        source = new_release()
+        done = cluster("deploy", "ecommerce.yml", "-e", f"common_source_dir={source}", timeout=900)
+        (OUT / "rolling-deploy.log").write_text(done.stdout + done.stderr)
+        return done.returncode, done.stdout + done.stderr
+
+
+def new_release() -> Path:
+    """A checkout of this one's files (uncommitted edits included) plus one file: another git
+    tree, so another release for the common role to ship."""
+    clone = OUT / "next-release"
+    subprocess.run(["rm", "-rf", str(clone)], check=True)
+    git = ["git", "-c", "user.name=cluster-test", "-c", "user.email=cluster-test@localhost"]
+    stash = subprocess.run(
+        ["git", "-C", str(ROOT), "stash", "create"], capture_output=True, text=True, check=True
+    )
+    revision = stash.stdout.strip() or "HEAD"
+    revision = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", revision], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    # --shared: the clone reads this repository's objects, the stash's commit among them.
+    subprocess.run([*git, "clone", "-q", "--shared", "--no-checkout", str(ROOT), str(clone)], check=True)
+    subprocess.run([*git, "-C", str(clone), "checkout", "-q", "--detach", revision], check=True)
+    (clone / "RELEASE-NOTE").write_text(f"A new release for the rolling deploy, made at {time.ctime()}.\n")
+    subprocess.run([*git, "-C", str(clone), "add", "RELEASE-NOTE"], check=True)
+    subprocess.run([*git, "-C", str(clone), "commit", "-q", "-m", "A new release"], check=True)
+    return clone
+
+
+@contextmanager
+def db_1_environment():
+    """This process's environment pointed at db-1 with the services' and the monitor's
+    accounts, for the suite's audit (its watermarks and the services' management commands)."""
+    values = {
+        "MYSQL_HOST": ADDRESSES["db-1"],
+        "MYSQL_PORT": "3306",
+        "MYSQL_MONITOR_USER": "monitor",
+        "MYSQL_MONITOR_PASSWORD": SECRETS["vault_mysql_monitor_password"],
+        "ECOMMERCE_DB_USER": "ecommerce_app",
+        "ECOMMERCE_DB_PASSWORD": SECRETS["vault_ecommerce_db_password"],
+        "LMS_DB_USER": "lms_app",
+        "LMS_DB_PASSWORD": SECRETS["vault_lms_db_password"],
+        "ECOMMERCE_DB_NAME": "ecommerce",
+        "LMS_DB_NAME": "lms",
+        "DB_ACCOUNT": "app",
+        "DJANGO_SETTINGS_MODULE": "settings.local",
+    }
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class Load:
+    """The steady load: the suite's rpm profile in one headless Locust process on locust-1, as
+    the service user, with the deployed Locust master's environment."""
+
+    def __init__(self, seconds: int):
+        self.run_dir = f"{PREFIX}/var/runs/cluster-faults-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.local_dir = CLUSTER_DIR / "locust-1" / "srv" / self.run_dir.removeprefix("/srv/")
+        master = on_host("locust-1", "supervisorctl", "-c", SUPERVISOR_CONF, "pid", "locust-master").strip()
+        environ = on_host("locust-1", "cat", f"/proc/{master}/environ").split("\0")
+        env = dict(entry.split("=", 1) for entry in environ if "=" in entry)
+        env.update(
+            PROFILE="rpm",
+            RPM=str(RPM),
+            DURATION=str(seconds),
+            WARMUP_SECONDS="0",
+            PAY_WEIGHT="0",
+            READ_WEIGHT="0",
+            REQUEST_LOG="1",
+        )
+        command = (
+            f"mkdir -p {self.run_dir} && echo $$ > {self.run_dir}/locust.pid && cd {PREFIX}/current && "
+            f"exec {PREFIX}/venv/bin/locust -f locustfiles/rpm.py --headless --only-summary "
+            f"--host http://{ADDRESSES['lms-1']}:{LMS_PORT} --suite-run-dir {self.run_dir} "
+            "--stop-timeout 30 --exit-code-on-error 0 --loglevel WARNING"
+        )
+        OUT.mkdir(parents=True, exist_ok=True)
+        self.log = open(OUT / "locust.log", "w")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [
+                str(CLUSTER_SH),
+                "exec",
+                "locust-1",
+                "runuser",
+                "-u",
+                "orderservice",
+                "--",
+                # SIGINT stops the run (stop()); a caller started in the background passes it on
+                # ignored, which Locust would keep.
+                "env",
+                "--default-signal=INT",
+                *(f"{k}={v}" for k, v in env.items()),
+                "/bin/sh",
+                "-c",
+                command,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self.pid = self._wait_for_pid()
+
+    def _wait_for_pid(self) -> int:
+        path = self.local_dir / "locust.pid"
+        for _ in range(100):
+            if path.exists() and path.read_text().strip():
+                return int(path.read_text())
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.2)
+        raise AssertionError(f"the load did not start: {(OUT / 'locust.log').read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        """SIGINT, as run.py stops a run: Locust ends the test and writes its folder."""
+        try:
+            os.kill(self.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            self.process.wait(120)
+        except subprocess.TimeoutExpired:
+            os.kill(self.pid, signal.SIGKILL)
+            self.process.wait(10)
+        self.log.close()
+
+    def requests(self) -> list[faults.Request]:
+        return faults.read_requests(sorted(self.local_dir.glob("requests-*.csv")))
+
+
+def retry_fulfillment() -> str:
+    """retry_fulfillment --all on ecommerce-1, as an operator runs it after an incident: every
+    order left in Fulfillment Error, and every Open one (the load is over: none is under way)."""
+    return on_host(
+        "ecommerce-1",
+        "env",
+        "STALE_OPEN_ORDER_SECONDS=0",
+        f"{PREFIX}/bin/ecommerce-manage",
+        "retry_fulfillment",
+        "--all",
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def played():
+    """The whole scenario, once: load, the faults, retry, audit, the table."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    stats = BalancerStats(
+        f"http://{ADDRESSES['lb-1']}:8404/stats;csv", "stats", SECRETS["vault_haproxy_stats_password"]
+    )
+    watch = faults.Watch(stats)
+    watch.start()
+    with db_1_environment():
+        marks = audit.watermarks()
+    hosts_ = ClusterHosts()
+    load = Load(seconds=1800)  # stopped when the faults are over
+    try:
+        run = faults.play(hosts_, watch, FAULTS, FAULT_SECONDS, QUIET_SECONDS)
+    finally:
+        load.stop()
+        run_ended = time.time()
+        watch.stop()
+        for fault in faults.CLUSTER_FAULTS.values():  # nothing stays broken
+            try:
+                fault.undo(hosts_)
+            except Exception:
+                pass
+    run.load_ended = run_ended
+    requests = load.requests()
+    retried = retry_fulfillment()
+    purchases = [r for r in requests if r.name == BASKET]
+    with db_1_environment():
+        totals = audit.audit(load.local_dir, marks, sum(1 for r in purchases if r.ok))
+        per_window = audit.by_step(load.local_dir, marks, faults.window_of(run))
+    rows = faults.table(run, requests, watch.samples, per_window)
+    retry_summary = retried.strip().splitlines()[-1] if retried.strip() else ""
+    audited = ("successes", "orders", "enrollments", "lost", "duplicates", "partial", "unanswered")
+    notes = [
+        f"{RPM} purchases a minute from locust-1 through lms-1 and lb-1; each fault held "
+        f"{FAULT_SECONDS} s, {QUIET_SECONDS} s of load before and after each.",
+        f"Reroute bound: fall {CHECK_FALL} x (inter {CHECK_INTERVAL:g} s + check timeout "
+        f"{CHECK_TIMEOUT:g} s) + {MARGIN:g} s margin = {REROUTE_BOUND:g} s.",
+        f"retry_fulfillment --all on ecommerce-1: {retry_summary}",
+        "Audit after retry: "
+        + ", ".join(f"{key} {totals.get(key)}" for key in audited)
+        + f", enrollments missing {totals.get('enrollments_missing')}"
+        + f", orders by status {totals.get('orders_by_status')}.",
+    ]
+    result = {
+        "rows": rows,
+        "audit": totals,
+        "retry": retried,
+        "notes": notes,
+        "watch_errors": watch.errors[:20],
+        "requests": len(requests),
+        "events": [event.__dict__ for event in run.events],
+    }
+    (OUT / "fault-table.json").write_text(json.dumps(result, indent=2, default=str))
+    (OUT / "balancer-readings.json").write_text(json.dumps(watch.samples))
+    (OUT / "fault-table.md").write_text("# Faults across hosts\n\n" + faults.markdown(rows, notes))
+    for path in load.local_dir.glob("requests-*.csv"):
+        (OUT / path.name).write_text(path.read_text())
+    return result
+
+
+def _row(played, window: str) -> dict:
+    return next(row for row in played["rows"] if row["window"] == window)
+
+
+def test_the_load_ran_through_every_fault(played):
+    assert played["requests"] > 0
+    for row in played["rows"]:
+        assert row["requests"] >= 10, row
+        assert not row.get("error"), row
+
+
+@pytest.mark.parametrize("fault", ["services_stopped", "link_down"])
+def test_the_balancer_routes_around_the_lost_host_within_its_checks(played, fault):
+    row = _row(played, fault)
+    assert row["down_after_s"] is not None and row["down_after_s"] <= REROUTE_BOUND, row
+    assert row["last_routed_after_s"] <= REROUTE_BOUND, row
+
+
+@pytest.mark.parametrize("fault", ["services_stopped", "link_down"])
+def test_the_host_comes_back_up_and_takes_requests_again(played, fault):
+    row = _row(played, fault)
+    assert row["up_again_after_s"] is not None, row
+    assert row["traffic_again_after_s"] is not None, row
+
+
+@pytest.mark.parametrize("fault", ["services_stopped", "link_down"])
+def test_only_requests_in_flight_at_the_fault_fail_and_every_failure_is_json(played, fault):
+    row = _row(played, fault)
+    assert row["failures"] == row["failures_in_flight_at_fault"], row
+    assert row["failures_not_json"] == 0, row
+
+
+def test_the_rolling_deploy_fails_nothing(played):
+    row = _row(played, "rolling_deploy")
+    assert row["detail"]["exit_code"] == 0, row
+    assert row["failures"] == 0, row
+    recap = row["detail"]["recap"]
+    assert [line.split()[0] for line in recap] == ["ecommerce-1", "ecommerce-2"], recap
+
+
+def test_the_rolling_deploy_drained_one_host_at_a_time(played):
+    row = _row(played, "rolling_deploy")
+    # Each host drained at lb-1 (then restarted and made ready), and never both out at once.
+    for server in ("ecommerce-1", "ecommerce-2"):
+        assert "DRAIN" in row["states_seen"].get(server, []), row["states_seen"]
+    assert row["readings_with_no_server_up"] == 0, row["states_seen"]
+
+
+def test_nothing_is_lost_or_doubled_after_retry(played):
+    totals = played["audit"]
+    assert totals["lost"] == 0 and totals["duplicates"] == 0 and totals["partial"] == 0, totals
+    assert totals["enrollments_missing"] == 0, totals
+    complete = totals["statuses"]["complete"]
+    assert set(totals["orders_by_status"]) == {complete}, totals
+    assert totals["enrollments"] == totals["orders"], totals
+    for row in played["rows"]:
+        assert row["lost"] == 0 and row["duplicates"] == 0, row
+
+
+def test_the_balancers_own_errors_are_json():
+    # What HAProxy answers itself (no server, a broken or slow one) is the services' JSON shape.
+    config = on_host("lb-1", "cat", f"{PREFIX}/etc/haproxy.cfg")
+    for status in (502, 503, 504):
+        assert f"errorfile {status} {PREFIX}/etc/haproxy-errors/{status}.http" in config
+        answer = on_host("lb-1", "cat", f"{PREFIX}/etc/haproxy-errors/{status}.http")
+        # (the output is read as text: its CRLF line ends come as LF)
+        head, _, body = answer.replace("\r\n", "\n").partition("\n\n")
+        assert "Content-Type: application/json" in head
+        assert json.loads(body)["error"]

@@ -1,0 +1,103 @@
+"""The fault table of the faults across hosts (locustfiles/suite/chaos/cluster.py), computed
+from made-up balancer readings and request logs: no cluster needed (tests/cluster/test_faults.py
+plays the faults on one)."""
+
+from locustfiles.suite.chaos import cluster
+from locustfiles.suite.chaos.event import Event
+
+
+def servers(ecommerce_2: tuple[str, int], ecommerce_1: tuple[str, int] = ("UP", 0)) -> dict:
+    return {
+        "ecommerce-1": {"status": ecommerce_1[0], "requests": ecommerce_1[1]},
+        "ecommerce-2": {"status": ecommerce_2[0], "requests": ecommerce_2[1]},
+    }
+
+
+SAMPLES = [
+    (99.0, servers(("UP", 10))),
+    (100.2, servers(("UP", 11))),  # a request sent after the fault (at 100)
+    (101.0, servers(("UP", 12))),
+    (102.0, servers(("UP 1/2", 12))),
+    (103.0, servers(("DOWN", 12))),
+    (110.5, servers(("DOWN", 12))),  # restored at 110
+    (113.0, servers(("UP", 12))),
+    (114.0, servers(("UP", 13))),
+]
+
+
+def test_reroute_times_from_the_balancers_readings():
+    assert cluster.reroute(SAMPLES, "ecommerce-2", 100.0, 110.0) == {
+        "down_after_s": 3.0,
+        "last_routed_after_s": 1.0,
+        "up_again_after_s": 3.0,
+        "traffic_again_after_s": 4.0,
+    }
+
+
+def test_a_host_never_seen_down_has_no_reroute_time():
+    samples = [(100.0 + i, servers(("UP", i))) for i in range(5)]
+    times = cluster.reroute(samples, "ecommerce-2", 100.5, 103.0)
+    assert times["down_after_s"] is None and times["up_again_after_s"] is None
+
+
+def test_failures_are_told_apart_by_when_their_request_was_under_way():
+    requests = [
+        cluster.Request(95.0, 50, "b", True, 201, True),
+        cluster.Request(99.5, 20000, "b", False, 504, True),  # in flight at the fault (100)
+        cluster.Request(101.0, 10, "b", False, 502, False),  # started after it, not JSON
+        cluster.Request(130.0, 10, "b", False, 503, True),  # another window
+    ]
+    counts = cluster.request_counts(requests, 96.0, 120.0, 100.0)
+    assert counts == {
+        "requests": 2,
+        "failures": 2,
+        "failures_by_status": {"502": 1, "504": 1},
+        "failures_not_json": 1,
+        "failures_in_flight_at_fault": 1,
+        "failures_started_after_fault": 1,
+    }
+
+
+def played() -> cluster.Played:
+    stop = Event("services_stopped", started=100.0, ended=110.0)
+    deploy = Event("rolling_deploy", started=130.0, ended=190.0, detail={"exit_code": 0})
+    return cluster.Played(load_started=90.0, events=[stop, deploy], load_ended=200.0)
+
+
+def test_each_fault_has_its_window_up_to_the_next_one():
+    assert cluster.windows(played()) == [
+        ("before the faults", 90.0, 100.0),
+        ("services_stopped", 100.0, 130.0),
+        ("rolling_deploy", 130.0, 200.0),
+    ]
+    step_of = cluster.window_of(played())
+    assert [step_of(s) for s in (89, 90, 99, 100, 150, 199, 200)] == [None, 0, 0, 1, 2, 2, None]
+
+
+def test_the_table_has_a_row_per_window_with_its_reroute_or_its_states():
+    deploying = [
+        (131.0, servers(("UP", 20), ("DRAIN", 5))),
+        (140.0, servers(("UP", 21), ("DOWN", 5))),
+        (150.0, servers(("DRAIN", 21), ("UP", 9))),
+    ]
+    requests = [cluster.Request(95.0 + i, 30, "b", True, 201, True) for i in range(100)]
+    rows = cluster.table(played(), requests, SAMPLES + deploying, {2: {"lost": 0, "duplicates": 1}})
+    assert [row["window"] for row in rows] == ["before the faults", "services_stopped", "rolling_deploy"]
+    assert [row["requests"] for row in rows] == [5, 30, 65]
+    assert rows[1]["down_after_s"] == 3.0 and rows[1]["fault_seconds"] == 10.0
+    assert rows[2]["states_seen"] == {"ecommerce-1": ["DRAIN", "DOWN", "UP"], "ecommerce-2": ["UP", "DRAIN"]}
+    assert rows[2]["readings_with_no_server_up"] == 0 and rows[2]["duplicates"] == 1
+    table = cluster.markdown(rows, ["a note"])
+    assert table.splitlines()[2].startswith("| before the faults | 10.0 | 5 | none |")
+    assert table.endswith("* a note\n")
+
+
+def test_request_logs_are_read_in_start_order_and_cut_lines_skipped(tmp_path):
+    (tmp_path / "requests-1.csv").write_text("12.5,30.000,/b,1,201,1\n11.0,5.000,/a,0,502,0\n13.0,1.0\n")
+    (tmp_path / "requests-2.csv").write_text("11.5,7.000,/a,0,0,0\n")
+    found = cluster.read_requests(sorted(tmp_path.glob("*.csv")))
+    assert [(r.start, r.ok, r.status, r.json) for r in found] == [
+        (11.0, False, 502, False),
+        (11.5, False, 0, False),
+        (12.5, True, 201, True),
+    ]
