@@ -215,8 +215,11 @@ def test_the_terminal_says_what_was_shed():
 
 @pytest.mark.slow
 def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stack_env):
-    """Both services limited to one request in flight per worker, 20 purchases a second: some
-    are refused, and the run sees them as refusals."""
+    """Both services limited to one request in flight per worker, 20 purchases a second, and the
+    enrollment API 100 ms late: some are refused, and the run sees them as refusals. (Without
+    the latency nothing guarantees an overlap: the services have grown fast enough that a run
+    in CI refused nothing. Each enrollment call now holds its LMS worker's one slot for 100 ms,
+    about 40 % of the time at 4 purchases a second per worker, and it is never refused itself.)"""
     from tests.loadsuite.test_profiles import run
 
     try:
@@ -228,6 +231,7 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
             WARMUP_SECONDS=0,
             LMS_MAX_IN_FLIGHT=1,
             ECOMMERCE_MAX_IN_FLIGHT=1,
+            LMS_FAULT_LATENCY_MS=100,
         )
     finally:  # the next tests find the services as the stack started them
         subprocess.run(
@@ -236,6 +240,7 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
     figures = summary["overload"]
     print(json.dumps(figures, indent=1), file=sys.stderr)
     assert summary["config"]["lms_max_in_flight"] == "1"
+    assert summary["config"]["lms_fault_latency_ms"] == "100"
     # Something was shed, every failure was a JSON refusal, and none left an order.
     assert sum(figures["shed"].values()) > 0
     assert figures["unshed_failures"] == 0 and summary["overall"]["unshed"] == 0.0
