@@ -66,6 +66,19 @@ def lock_waiters() -> int:
     return rows[0][0]
 
 
+def lock_waits() -> list[tuple]:
+    """What each waiting transaction of the test ecommerce database runs, and for how long it
+    has waited: the message of an assertion that found some."""
+    return mysql.query(
+        "information_schema",
+        "SELECT p.USER, p.TIME, LEFT(t.trx_query, 200) FROM INNODB_TRX t "
+        "JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
+        "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s",
+        [ECOMMERCE_DB],
+        account="monitor",
+    )
+
+
 def wait_for(condition, timeout: float, interval: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
