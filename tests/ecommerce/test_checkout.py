@@ -131,3 +131,58 @@ def test_oscar_analytics_counters_are_not_written_on_the_order_path(api, lms, se
     assert api.buy(learner, [seats[0].sku]).status_code == 201
     assert ProductRecord.objects.count() == 0
     assert UserRecord.objects.count() == 0
+
+
+def test_a_seat_order_holds_what_oscars_order_creator_writes_for_the_same_basket(seats, learner):
+    """The order path places a seat order with its own arguments (totals, no shipping, the
+    initial status) and writes the line prices itself (ecommerce.orders.placement). Two baskets
+    of the same seats, a free one and a paid one, one placed that way and one by Oscar's own
+    OrderCreator.place_order: every column of the order, its lines and their prices but the
+    keys, the number and the moment of placing is the same."""
+    from django.conf import settings
+    from django.db import transaction
+    from oscar.core import prices
+    from oscar.core.loading import get_class
+
+    from common.contract.courses import paid_seat
+    from ecommerce.courses.seats import stockrecords_for_skus
+    from ecommerce.orders.placement import NoShippingRequired, SeatOrderCreator, SeatStrategy, build_basket
+
+    skus = [seats[0].sku, paid_seat(seats[1].number).sku]
+    records = list(stockrecords_for_skus(skus).values())
+    user = get_user_model().objects.create(username=learner, email=f"{learner}@example.com")
+
+    def columns(instance, *leave_out):
+        return {
+            f.attname: getattr(instance, f.attname)
+            for f in instance._meta.concrete_fields
+            if f.attname not in ("id", *leave_out)
+        }
+
+    with transaction.atomic():
+        ours_basket, ours_lines = build_basket(user, records, Basket.SUBMITTED)
+        ours, _ = SeatOrderCreator().place_seat_order(ours_basket, ours_lines, user)
+        oscars_basket, _ = build_basket(user, records, Basket.SUBMITTED)
+        oscars_basket.strategy = SeatStrategy()
+        total = oscars_basket.total_incl_tax
+        oscars = get_class("order.utils", "OrderCreator")().place_order(
+            basket=oscars_basket,
+            total=prices.Price("USD", excl_tax=oscars_basket.total_excl_tax, incl_tax=total),
+            shipping_method=NoShippingRequired(),
+            shipping_charge=prices.Price("USD", excl_tax=0, incl_tax=0),
+            user=user,
+            order_number="OSCAR-ITSELF",
+            status=settings.OSCAR_INITIAL_ORDER_STATUS,
+        )
+
+    ours, oscars = Order.objects.get(pk=ours.pk), Order.objects.get(pk=oscars.pk)
+    assert ours.total_incl_tax > 0 and len(ours.lines.all()) == 2
+    apart = ("number", "basket_id", "date_placed")
+    assert columns(ours, *apart) == columns(oscars, *apart)
+    ours_lines, oscars_lines = list(ours.lines.order_by("id")), list(oscars.lines.order_by("id"))
+    assert [columns(line, "order_id") for line in ours_lines] == [
+        columns(line, "order_id") for line in oscars_lines
+    ]
+    assert [[columns(p, "order_id", "line_id") for p in line.prices.all()] for line in ours_lines] == [
+        [columns(p, "order_id", "line_id") for p in line.prices.all()] for line in oscars_lines
+    ]
