@@ -64,6 +64,34 @@ stop_pid() {
   fi
   pid=$(pid_of "$file")
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  await_stop "$file" "$name" "$pid" "$wait"
+}
+
+# stop_pids FILE NAME PATTERN [FILE NAME PATTERN ...]: stop_pid for each (45 s), every one
+# signalled first and then awaited, so that their graceful stops overlap.
+stop_pids() {
+  local entries=() file name pattern pid
+  while [ $# -ge 3 ]; do
+    file=$1 name=$2 pattern=$3
+    shift 3
+    if ! pid_alive "$file" "$pattern"; then
+      rm -f "$file"
+      say "$name: not running"
+      continue
+    fi
+    pid=$(pid_of "$file")
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    entries+=("$file" "$name" "$pid")
+  done
+  while [ ${#entries[@]} -gt 0 ]; do
+    await_stop "${entries[0]}" "${entries[1]}" "${entries[2]}" 45
+    entries=("${entries[@]:3}")
+  done
+}
+
+# await_stop FILE NAME PID SECONDS: wait for a signalled PID, SIGKILL its group after SECONDS.
+await_stop() {
+  local file=$1 name=$2 pid=$3 wait=$4
   if ! wait_exit "$pid" "$wait"; then
     say "$name: still running after ${wait}s, sending SIGKILL"
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true

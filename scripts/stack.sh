@@ -74,16 +74,21 @@ prepare() {
   "$ROOT/scripts/mysql.sh" up
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   say "stack: migrating"
+  # The LMS's database alongside ecommerce's steps: separate databases, separate processes.
+  as_owner manage_lms migrate --noinput -v0 &
+  local lms_migrate=$!
   as_owner manage migrate --noinput -v0
-  as_owner manage_lms migrate --noinput -v0
   seed_catalog
   collect_static
   ECOMMERCE_STAFF_PASSWORD=$(staff_password) as_owner manage ensure_staff --username "$STAFF_USER"
+  wait "$lms_migrate" || die "lms_stub: migrate failed"
 }
 
-# start_service NAME CONF PORT [CPUS]: start gunicorn in its own session unless it already
-# runs; CPUS (a taskset list such as 0 or 0-3) pins it to those cores.
-start_service() {
+# launch_service NAME CONF PORT [CPUS]: start gunicorn in its own session unless it already
+# runs; CPUS (a taskset list such as 0 or 0-3) pins it to those cores. await_service waits
+# until it answers; both services are launched before either is awaited, so that their
+# workers' start-up (mostly importing Django and Oscar) overlaps.
+launch_service() {
   local name=$1 conf=$2 port=$3 cpus=${4:-} pidfile=$RUN_DIR/$1.pid pin=()
   if pid_alive "$pidfile"; then
     say "$name: already running (pid $(cat "$pidfile"))"
@@ -104,11 +109,16 @@ start_service() {
   # exec: no shell lingers as the server's parent holding this script's stdout open.
   (cd "$ROOT" && NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
     </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
+}
+
+# await_service NAME PORT: until the service answers /health/ (60 s at most).
+await_service() {
+  local name=$1 port=$2
   if ! wait_http "http://127.0.0.1:$port/health/" 60; then
     tail -n 30 "$LOG_DIR/$name.log" "$LOG_DIR/$name.out" >&2 2>/dev/null || true
     die "$name did not become healthy on port $port within 60 s; see $LOG_DIR/$name.log"
   fi
-  say "$name: running on http://127.0.0.1:$port (pid $(cat "$pidfile"))"
+  say "$name: running on http://127.0.0.1:$port (pid $(cat "$RUN_DIR/$name.pid"))"
 }
 
 # start_rollup: the loop that folds purchase events into Oscar's product records.
@@ -130,9 +140,10 @@ start_rollup() {
 settings() { (cd "$ROOT" && "$PYTHON" -m settings.effective); }
 record_settings() { settings >"$RUN_DIR/stack.env"; }
 
+# stop_services: the rollup and ecommerce at once (neither waits on the other), then the LMS,
+# so that the orders ecommerce finishes while it stops can still make their enrollment calls.
 stop_services() {
-  stop_pid "$RUN_DIR/rollup.pid" rollup rollup_counters
-  stop_pid "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
+  stop_pids "$RUN_DIR/rollup.pid" rollup rollup_counters "$RUN_DIR/ecommerce.pid" ecommerce ecommerce
   stop_pid "$RUN_DIR/lms_stub.pid" lms_stub lms_stub
 }
 
@@ -206,8 +217,10 @@ EOF
 # start_all: prepare, start both services and the rollup, record their settings.
 start_all() {
   prepare
-  start_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
-  start_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
+  launch_service lms_stub lms_stub/gunicorn.conf.py "$LMS_PORT"
+  launch_service ecommerce ecommerce/gunicorn.conf.py "$ECOMMERCE_PORT" "${ECOMMERCE_CPUS:-}"
+  await_service lms_stub "$LMS_PORT"
+  await_service ecommerce "$ECOMMERCE_PORT"
   start_rollup
   record_settings
 }

@@ -1,6 +1,6 @@
 import logging
 import signal
-import time
+import threading
 
 from django.core.management.base import BaseCommand
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
@@ -26,14 +26,16 @@ class Command(BaseCommand):
         if not loop:
             self.stdout.write(f"folded {fold_all(batch)} purchase events")
             return
-        stopping = []
+        # An Event, not a flag and time.sleep: a signal's handler sets it and ends the wait at
+        # once (time.sleep would finish its interval first, a second of every `make down`).
+        stopping = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stopping.append(True))
+            signal.signal(sig, lambda *_: stopping.set())
         self.stdout.write(f"folding purchase events every {interval:g} s")
-        while not stopping:
+        while not stopping.is_set():
             folded = fold_round(batch)
             if folded is None or folded < batch:
-                time.sleep(interval)
+                stopping.wait(interval)
         self.stdout.write(f"stopped; folded the last {fold_all(batch)} events")
 
 
