@@ -88,6 +88,13 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
             f"{service}'s gunicorn worker class (`sync` for comparison)",
         ),
         Variable(
+            f"{prefix}_HTTP_PARSER",
+            "fast",
+            "str",
+            f"{service}'s HTTP request parser: `fast` (gunicorn_h1c's, in C) or `python` (gunicorn's own, "
+            "for comparison)",
+        ),
+        Variable(
             f"{prefix}_WORKER_CONNECTIONS",
             "1000",
             "int",

@@ -63,9 +63,11 @@ def effective() -> dict[str, str]:
         "ECOMMERCE_WORKER_CLASS": ecommerce_server["worker_class"],
         "ECOMMERCE_WORKERS": ecommerce_server["workers"],
         "ECOMMERCE_WORKER_CONNECTIONS": ecommerce_server["worker_connections"],
+        "ECOMMERCE_HTTP_PARSER": ecommerce_server["http_parser"],
         "LMS_WORKER_CLASS": lms_server["worker_class"],
         "LMS_WORKERS": lms_server["workers"],
         "LMS_WORKER_CONNECTIONS": lms_server["worker_connections"],
+        "LMS_HTTP_PARSER": lms_server["http_parser"],
         "ECOMMERCE_MYSQL_DRIVER": ecommerce.MYSQL_DRIVER,
         "LMS_MYSQL_DRIVER": lms.MYSQL_DRIVER,
         # Another database is another run: the suite's audit and sizes read the names it is given.

@@ -6,7 +6,7 @@ import json
 import multiprocessing
 from pathlib import Path
 
-from common.environment import get
+from common.environment import BadSetting, get
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,6 +88,29 @@ def answer_protocol_errors_in_json() -> None:
     util.write_error = write_json_error
 
 
+HTTP_PARSERS = ("fast", "python")
+
+
+def http_parser(prefix: str) -> str:
+    """The parser ``<PREFIX>_HTTP_PARSER`` names, checked here, in the master, before any worker
+    starts: gunicorn itself would find a missing C parser only when the first request arrives,
+    and then fail every request."""
+    name = f"{prefix}_HTTP_PARSER"
+    parser = get(name)
+    if parser not in HTTP_PARSERS:
+        raise BadSetting(name, f"{name} must be one of {', '.join(HTTP_PARSERS)}, not {parser!r}")
+    if parser == "fast":
+        try:
+            import gunicorn_h1c
+        except ImportError:
+            raise BadSetting(
+                name, f"{name}=fast needs the gunicorn_h1c package (requirements.txt), or set {name}=python"
+            ) from None
+        if not hasattr(gunicorn_h1c, "LimitRequestLine"):  # gunicorn enforces its limits from 0.4.1 on
+            raise BadSetting(name, f"{name}=fast needs gunicorn_h1c 0.4.1 or later")
+    return parser
+
+
 def service_config(service: str, prefix: str) -> dict:
     """gunicorn settings for ``service``; ``prefix`` names its variables (ECOMMERCE, LMS).
     A bad value stops gunicorn with common.environment.BadSetting, which names the variable."""
@@ -102,6 +125,9 @@ def service_config(service: str, prefix: str) -> dict:
         "workers": get(f"{prefix}_WORKERS") or 2 * multiprocessing.cpu_count() + 1,
         "worker_class": get(f"{prefix}_WORKER_CLASS"),
         "worker_connections": get(f"{prefix}_WORKER_CONNECTIONS"),
+        # gunicorn_h1c's C parser, a requirement (docs/decisions.md: a few per cent of the
+        # services' CPU per purchase); `python` is gunicorn's own.
+        "http_parser": http_parser(prefix),
         "timeout": get(f"{prefix}_WORKER_TIMEOUT"),
         "graceful_timeout": get(f"{prefix}_GRACEFUL_TIMEOUT"),
         "keepalive": 5,
