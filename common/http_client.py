@@ -1,20 +1,25 @@
 """Calls between the services: one pool of kept-alive connections per worker process.
 
 Both services call out through it (lms_stub to ecommerce's order API and notification endpoint,
-ecommerce to the LMS enrollment API). It is a thin layer over urllib3, not requests:
+ecommerce to the LMS enrollment API). It is a thin layer over geventhttpclient, not requests or
+urllib3:
 
-* **One pool per process, not per thread.** Under gunicorn's gevent workers ``threading.local``
+* **One pool per worker, not per greenlet.** Under gunicorn's gevent workers ``threading.local``
   is per greenlet, so the requests.Session kept there before was one per request: every call
   opened a new TCP connection (and the other service accepted it and spawned a greenlet for
-  it) and built a new Session. The pool here is keyed on the pid only (a pool made before
-  gunicorn forks is never shared by workers); urllib3's pool is safe to share between greenlets.
-* **No requests.** requests costs about 0.8-1.0 ms of CPU per call here (environment proxy
-  lookups, cookie merging, hooks); urllib3 about 0.4 ms (docs/decisions.md has the figures).
-  Nothing between the services needs cookies, proxies or redirects.
+  it) and built a new Session. The pools here are kept per native thread and process (a pool
+  made before gunicorn forks is never shared by workers): every greenlet of a worker shares
+  them, and a gevent socket is only ever used by the thread whose hub it belongs to.
+* **No requests, no urllib3.** requests costs about 0.8-1.0 ms of CPU per call here (environment
+  proxy lookups, cookie merging, hooks), urllib3 about 0.4 ms (http.client parses the answer's
+  headers with the email package), geventhttpclient, written for gevent with a C parser, about
+  0.15 ms (docs/decisions.md has the figures). Nothing between the services needs cookies,
+  proxies or redirects.
 
-Over https (ecommerce behind a load balancer that ends TLS) the certificate is checked against
-the system's certificate authorities, or those of the PEM file ``HTTP_CA_BUNDLE`` names (a
-private CA); kept-alive https connections are ended after ``IDLE_SECONDS`` the same way.
+Over https (ecommerce behind a load balancer that ends TLS) the certificate and host name are
+checked against the system's certificate authorities, or those of the PEM file
+``HTTP_CA_BUNDLE`` names (a private CA); kept-alive https connections are ended after
+``IDLE_SECONDS`` the same way.
 
 ``Timeout`` and ``RequestError`` are what a caller catches; a ``Reply`` carries
 ``status_code``, ``headers`` (case-insensitive), ``content``, ``text`` and ``json()``.
@@ -26,28 +31,37 @@ and that race cannot happen; a worker being recycled can still close one. A conn
 before anything was sent is always tried once more on a new connection; a request that may have
 been received is repeated only when the caller says it is safe (``idempotent=True``: the
 enrollment API and the payment notification are idempotent by contract, a GET is by definition).
-A timeout is never repeated: ``timeout`` bounds the whole call.
+A timeout is never repeated: ``timeout`` bounds the connection and each wait for the answer.
 """
 
+import collections
+import functools
 import json as jsonlib
 import os
+import socket
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
-import urllib3
-from urllib3.exceptions import HTTPError, NewConnectionError
-from urllib3.exceptions import TimeoutError as Urllib3Timeout
+import gevent.select
+import gevent.socket
+import gevent.ssl
+from gevent.monkey import get_original
+from geventhttpclient.response import HTTPConnectionClosed, HTTPParseError, HTTPSocketPoolResponse
 
 from common import environment
 
-# Connections kept per host and process: a gevent worker may have this many calls out at once
-# before further ones open connections that are not kept.
+# Connections kept per host and worker; a worker with more calls out at once opens more, and
+# closes those that do not fit when they come back.
 POOL_MAXSIZE = 64
 
 # Below the servers' keep-alive timeout (5 s): the client, not the server, ends an idle connection.
 IDLE_SECONDS = 2.0
 
-_pool: tuple[int, urllib3.PoolManager] | None = None
+# A native thread's storage, even where gevent has made threading.local a greenlet's: every
+# greenlet of a worker shares its connections, and a test's threads each have their own.
+_native = get_original("threading", "local")()
+
+_HTTPS_PORT, _HTTP_PORT = 443, 80
 
 
 class RequestError(Exception):
@@ -73,70 +87,105 @@ class Reply:
         return jsonlib.loads(self.content)
 
 
-class _EndsIdleConnections:
-    """Mixed into urllib3's pool of one host's connections: ends those idle for IDLE_SECONDS."""
+class _Connections:
+    """The kept-alive connections of one thread to one origin, most recently used first.
 
-    def _put_conn(self, conn) -> None:
-        if conn is not None:
-            conn.idle_since = time.monotonic()
-        super()._put_conn(conn)
+    geventhttpclient's answer parser hands a connection back here (``return_socket``) once the
+    whole answer was read and the server keeps it open, and closes it otherwise
+    (``release_socket``)."""
 
-    def _get_conn(self, timeout=None):
-        conn = super()._get_conn(timeout)
-        idle_since = getattr(conn, "idle_since", None)
-        if idle_since is not None and time.monotonic() - idle_since > IDLE_SECONDS:
-            conn.close()  # the request connects anew
-        return conn
+    def __init__(self, scheme: str, host: str, port: int):
+        self.address = (host, port)
+        default_port = _HTTPS_PORT if scheme == "https" else _HTTP_PORT
+        self.host_header = host if port == default_port else f"{host}:{port}"
+        self.tls = _tls_context() if scheme == "https" else None
+        self.kept: collections.deque = collections.deque()
+
+    def connect(self, timeout: float):
+        sock = gevent.socket.create_connection(self.address, timeout=timeout)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.tls is not None:
+                sock = self.tls.wrap_socket(sock, server_hostname=self.address[0])
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def kept_socket(self):
+        """A kept connection idle for at most IDLE_SECONDS that the server has not closed (it
+        would be readable), or None; older ones are closed."""
+        now = time.monotonic()
+        while self.kept:
+            sock, idle_since = self.kept.pop()
+            if now - idle_since <= IDLE_SECONDS and _still_open(sock):
+                return sock
+            sock.close()
+        return None
+
+    def return_socket(self, sock) -> None:
+        if len(self.kept) < POOL_MAXSIZE:
+            self.kept.append((sock, time.monotonic()))
+        else:
+            sock.close()
+
+    def release_socket(self, sock) -> None:
+        sock.close()
+
+    def close(self) -> None:
+        while self.kept:
+            self.kept.pop()[0].close()
 
 
-class _HostPool(_EndsIdleConnections, urllib3.HTTPConnectionPool):
-    pass
+def _still_open(sock) -> bool:
+    """An idle kept-alive connection has nothing to read; a closed one reads as end of file."""
+    try:
+        return sock.fileno() >= 0 and not gevent.select.select([sock], [], [], 0.0)[0]
+    except (OSError, ValueError):
+        return False
 
 
-class _HttpsHostPool(_EndsIdleConnections, urllib3.HTTPSConnectionPool):
-    pass
+def _tls_context():
+    """The system's certificate authorities, or only those of the PEM file HTTP_CA_BUNDLE names;
+    the certificate must name the host."""
+    return gevent.ssl.create_default_context(cafile=environment.get("HTTP_CA_BUNDLE"))
 
 
-def pool() -> urllib3.PoolManager:
-    global _pool
+def _connections(scheme: str, host: str, port: int) -> _Connections:
     pid = os.getpid()
-    if _pool is None or _pool[0] != pid:
-        # None: urllib3 checks certificates against the system's authorities.
-        manager = urllib3.PoolManager(
-            num_pools=8, maxsize=POOL_MAXSIZE, block=False, ca_certs=environment.get("HTTP_CA_BUNDLE")
-        )
-        manager.pool_classes_by_scheme = {"http": _HostPool, "https": _HttpsHostPool}
-        _pool = (pid, manager)
-    return _pool[1]
+    if getattr(_native, "pid", None) != pid:  # a pool made before gunicorn forked is not shared
+        _native.pid, _native.origins = pid, {}
+    key = (scheme, host, port)
+    found = _native.origins.get(key)
+    if found is None:
+        found = _native.origins[key] = _Connections(scheme, host, port)
+    return found
 
 
-class _Retry(urllib3.Retry):
-    """urllib3's Retry, except that a timeout is never repeated (a refused connection still is).
-
-    A timeout says the other side is slow, not gone: sent again, the call takes the caller's
-    timeout twice (an order's enrollment took 2 x LMS_ENROLLMENT_TIMEOUT = 14 s at 1.5 x
-    capacity) and adds to the load of a service that is already behind.
-    """
-
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
-        if isinstance(error, Urllib3Timeout) and not isinstance(error, NewConnectionError):
-            raise error.with_traceback(_stacktrace)
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+def close_all() -> None:
+    """Close this thread's kept connections and forget its pools (tests change HTTP_CA_BUNDLE)."""
+    for connections in getattr(_native, "origins", {}).values():
+        connections.close()
+    _native.origins = {}
 
 
-def _retries(idempotent: bool) -> urllib3.Retry:
-    return _Retry(
-        total=1,
-        connect=1,
-        read=1 if idempotent else 0,
-        redirect=0,  # a redirect would turn a POST into a GET: answered as it is
-        status=0,
-        other=0,
-        # None: any method may be repeated on a read error (with read=0 none is, whatever this).
-        allowed_methods=None if idempotent else urllib3.Retry.DEFAULT_ALLOWED_METHODS,
-        raise_on_redirect=False,
-        raise_on_status=False,
-    )
+@functools.lru_cache(maxsize=512)
+def _target(url: str) -> tuple[str, str, int, str]:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RequestError(f"not an http(s) URL: {url!r}")
+    port = parts.port or (_HTTPS_PORT if parts.scheme == "https" else _HTTP_PORT)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.scheme, parts.hostname, port, path
+
+
+def _head(method: str, path: str, host: str, headers: dict, body: bytes | None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Accept-Encoding: identity"]
+    lines.extend(f"{name}: {value}" for name, value in headers.items())
+    if body is not None or method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(body or b'')}")
+    lines.append("\r\n")
+    return "\r\n".join(lines).encode("latin-1")
 
 
 def request(
@@ -150,8 +199,8 @@ def request(
     idempotent: bool | None = None,
 ) -> Reply:
     """``method`` ``url`` with a JSON body (``json``) or a form (``form``); ``timeout`` seconds
-    to connect and again to read, once (a timeout is not retried). ``idempotent`` defaults to
-    True for GET only."""
+    to connect and again for each wait on the answer (a timeout is not retried). ``idempotent``
+    defaults to True for GET only."""
     sent = dict(headers or {})
     body = None
     if json is not None:
@@ -162,26 +211,37 @@ def request(
         sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
     if idempotent is None:
         idempotent = method == "GET"
-    try:
-        response = pool().request(
-            method,
-            url,
-            body=body,
-            headers=sent,
-            timeout=urllib3.Timeout(connect=timeout, read=timeout),
-            retries=_retries(idempotent),
-            redirect=False,
-            preload_content=True,
-        )
-    except HTTPError as exc:
-        cause = getattr(exc, "reason", None) or exc  # MaxRetryError wraps the last error
-        # urllib3 derives a refused connection from its connect timeout: it is not a timeout.
-        if isinstance(cause, Urllib3Timeout) and not isinstance(cause, NewConnectionError):
-            raise Timeout(str(cause)) from exc
-        raise RequestError(f"{cause.__class__.__name__}: {cause}") from exc
-    except OSError as exc:
-        raise RequestError(f"{exc.__class__.__name__}: {exc}") from exc
-    return Reply(response.status, response.headers, response.data)
+    scheme, host, port, path = _target(url)
+    connections = _connections(scheme, host, port)
+    data = _head(method, path, connections.host_header, sent, body) + (body or b"")
+    tried_again = False
+    while True:
+        sock = connections.kept_socket()
+        if sock is None:
+            try:
+                sock = connections.connect(timeout)
+            except TimeoutError as exc:
+                raise Timeout(f"no connection to {host}:{port} within {timeout} s") from exc
+            except OSError as exc:
+                if tried_again:  # nothing was sent: one more connection is always safe
+                    raise RequestError(f"{exc.__class__.__name__}: {exc}") from exc
+                tried_again = True
+                continue
+        sock.settimeout(timeout)
+        try:
+            sock.sendall(data)
+            response = HTTPSocketPoolResponse(sock, connections, method=method)
+            content = response.read()
+        except TimeoutError as exc:
+            sock.close()
+            raise Timeout(f"no answer from {host}:{port} within {timeout} s") from exc
+        except (OSError, HTTPConnectionClosed, HTTPParseError) as exc:
+            sock.close()  # the answer's parser has let go of it, or never had it
+            if idempotent and not tried_again:  # it may have been received: only if safe
+                tried_again = True
+                continue
+            raise RequestError(f"{exc.__class__.__name__}: {exc}") from exc
+        return Reply(response.status_code, response.info(), bytes(content))
 
 
 def post(url: str, **kwargs) -> Reply:

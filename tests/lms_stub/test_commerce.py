@@ -9,7 +9,7 @@ import jwt
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from urllib3 import HTTPHeaderDict
+from geventhttpclient.header import Headers
 
 from common import http_client
 from common.contract.courses import seat
@@ -93,7 +93,7 @@ def test_silent_ecommerce_is_504_after_the_timeout(csrf_client, learner, setting
 
 def fake_response(status: int, body, headers=None) -> http_client.Reply:
     content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    return http_client.Reply(status, HTTPHeaderDict(headers or {}), content)
+    return http_client.Reply(status, Headers(headers or {}), content)
 
 
 ORDER = {"number": "100001", "status": "Complete", "lines": []}
@@ -176,7 +176,7 @@ def test_the_order_number_is_one_path_segment_of_ecommerces_url(monkeypatch, set
 
     def get(url, **kwargs):
         requested.append(url)
-        return http_client.Reply(404, HTTPHeaderDict(), b"{}")
+        return http_client.Reply(404, Headers(), b"{}")
 
     monkeypatch.setattr(ecommerce_client.http_client, "get", get)
     ecommerce_client.read_order(User(username="ada", email="ada@example.com"), number)
