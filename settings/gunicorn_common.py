@@ -2,6 +2,7 @@
 ``service_config`` with its name and its variables' prefix; every value can be set from the
 environment, and the defaults are those of common/environment.py (README.md, "Configuration")."""
 
+import gc
 import json
 import multiprocessing
 from pathlib import Path
@@ -29,6 +30,10 @@ def post_worker_init(worker) -> None:
     opened = warm_up()
     worker.log.info("worker %s ready: %s pooled database connections open", worker.pid, opened)
     _check_connection_budget(worker)
+    # What is loaded by now (Django, Oscar, the app: some 140,000 objects) lives as long as the
+    # worker; frozen, the collector no longer walks it on every full collection (GC's share of
+    # an order's CPU went from 2.6 % to 1.7 % in-process, docs/decisions.md).
+    gc.freeze()
 
 
 def _check_connection_budget(worker) -> None:
