@@ -246,18 +246,20 @@ def overload_figures(summary: dict) -> dict:
     audit's ``unanswered``) may only come from purchases that failed otherwise: a paid journey
     that failed after its payment was taken (the processor's confirmation, or the order read
     back), or an order request that failed without a refusal (a timeout, a 502). Any more were
-    left by refusals (``orders_left_by_refusals``): that fails the run."""
+    left by refusals (``orders_left_by_refusals``): that fails the run. The audit counts the
+    orders of the whole run, the warm-up's too, so those failures are counted over both."""
     overall = summary["overall"]
     endpoints = overall.get("endpoints") or {}
     audit_result = summary.get("audit") or {}
+    spans = [endpoints, (summary.get("warm_up") or {}).get("endpoints") or {}]
 
-    def failures(name: str) -> int:
-        return (endpoints.get(name) or {}).get("failures", 0)
+    def counted(name: str, key: str) -> int:
+        return sum((span.get(name) or {}).get(key, 0) for span in spans)
 
     order = endpoints.get(ORDER_ENDPOINT) or {}
-    after_payment = failures(PAID_ORDER_ENDPOINT) + failures(paid_journey.PAY_CONFIRM)
+    after_payment = counted(PAID_ORDER_ENDPOINT, "failures") + counted(paid_journey.PAY_CONFIRM, "failures")
     unanswered = audit_result.get("unanswered") or 0
-    allowed = after_payment + order.get("unshed_failures", 0)
+    allowed = after_payment + counted(ORDER_ENDPOINT, "unshed_failures")
     refused = {name: e["refusals"] for name, e in endpoints.items() if e.get("refusals")}
     return {
         "target_rpm": next((s["target_rpm"] for s in summary["steps"]), None),

@@ -182,6 +182,18 @@ def test_paid_journeys_that_failed_after_their_payment_account_for_unanswered_or
     assert reasons == [] and summary["overload"]["failed_after_payment"] == 1
 
 
+def test_a_paid_journey_that_failed_after_its_payment_in_the_warm_up_accounts_for_its_order():
+    """The audit counts the warm-up's orders too (a 1.5 x capacity run at 8550 RPM failed on the
+    one paid order whose read was refused during its warm-up)."""
+    p, recorder = overloaded_run(env={"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "5"})
+    recorder.request(paid_journey.ORDER_READ, 1001.0, 2, False, 503, refusal="overloaded")
+    recorder.fold_local()
+    summary, _, reasons = judged(p, recorder, {"unanswered": 1})
+    assert summary["warm_up"]["endpoints"][paid_journey.ORDER_READ]["failures"] == 1
+    assert paid_journey.ORDER_READ not in summary["overall"]["endpoints"]
+    assert reasons == [] and summary["overload"]["failed_after_payment"] == 1
+
+
 def test_the_report_names_shed_requests_apart_from_failures(tmp_path):
     summary, _, _ = judged(*overloaded_run(html_502=2))
     report.write(summary, tmp_path)
