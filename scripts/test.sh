@@ -59,11 +59,37 @@ run() {
   "$@" || failed+=("$name")
 }
 
-run lint "lint" "$ROOT/scripts/lint.sh"
+# start_beside KEY NAME CMD...: a check that reads files only (no database, port or service),
+# run while the unit suite runs; finish_beside prints its output under its name, in order.
+beside=()
+start_beside() {
+  local key=$1 name=$2
+  shift 2
+  [[ " $SUITES " == *" $key "* ]] || return 0
+  local out
+  out=$(mktemp)
+  ("$@" >"$out" 2>&1) &
+  beside+=("$!|$name|$out")
+}
+finish_beside() {
+  local entry pid name out
+  for entry in "${beside[@]}"; do
+    IFS='|' read -r pid name out <<<"$entry"
+    say ""
+    say "=== $name"
+    wait "$pid" || failed+=("$name")
+    cat "$out"
+    rm -f "$out"
+  done
+  beside=()
+}
+
+start_beside lint "lint" "$ROOT/scripts/lint.sh"
 # The deployment: ansible-lint's production profile, and site.yml parsed with every inventory
 # (the molecule scenario that converges it is `make deploy-test`).
-run ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
+start_beside ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
 run unit "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
+finish_beside
 run lms_stub "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
 run integration "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
 # Both services under schemathesis and hand-written bad input (FUZZ_EXAMPLES per operation).
