@@ -187,7 +187,7 @@ def verify(fields: Mapping[str, str], secret: str | Iterable[str]) -> bool:
     """True when ``signature`` is the signature of ``fields`` under ``secret`` (or under one of
     several): every field it names is present and unchanged. Fields refusal() refuses are
     refused before anything is built or hashed; the comparison is in constant time."""
-    if not fields.get("signature") or not signed_names(fields) or refusal(fields) is not None:
+    if not fields.get("signature") or refusal(fields) is not None or not signed_names(fields):
         return False
     secrets_ = [secret] if isinstance(secret, str) else list(secret)
     sent = fields["signature"].encode("utf-8", "surrogatepass")
