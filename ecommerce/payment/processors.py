@@ -101,13 +101,9 @@ class Cybersource:
         ones that cannot be a notification (a checkout form's, re-split) after."""
         cannot = cybersource.refusal(fields)
         if cannot:
-            raise _malformed(f"The signed fields are not checked: {cannot}.")
+            raise _bad_signature(f"The signature is not checked: {cannot}.")
         if not cybersource.verify(fields, self.notification_keys):
-            raise Refused(
-                NOTIFICATION.INVALID_SIGNATURE,
-                contract_errors.INVALID_SIGNATURE,
-                "The signature is missing or does not match the signed fields.",
-            )
+            raise _bad_signature("The signature is missing or does not match the signed fields.")
         cannot = cybersource.notification_refusal(fields)
         if cannot:
             raise _malformed(f"Not a notification: {cannot}.")
@@ -132,6 +128,10 @@ class Cybersource:
             currency=fields["req_currency"],
             card=fields.get("req_card_number", ""),
         )
+
+
+def _bad_signature(message: str) -> Refused:
+    return Refused(NOTIFICATION.INVALID_SIGNATURE, contract_errors.INVALID_SIGNATURE, message)
 
 
 def _malformed(message: str) -> Refused:

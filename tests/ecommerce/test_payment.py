@@ -591,7 +591,7 @@ def test_the_64_kb_amplification_is_refused_before_the_signed_string_is_built(ap
     monkeypatch.setattr(cybersource, "message", lambda fields: built.append(1) or "")
     monkeypatch.setattr(cybersource.hmac, "new", lambda *args: built.append(2))
     response = api.client.post(NOTIFY, amplification(), content_type=FORM_TYPE)
-    assert (response.status_code, response.json()["error"]) == (400, "invalid_notification")
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_signature")
     assert "more than 64 signed names" in response.json()["message"]
     assert built == []
 
