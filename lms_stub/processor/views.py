@@ -29,7 +29,9 @@ from common.contract import cybersource
 from lms_stub.http import BadRequest, allow_methods, api_view, error
 from lms_stub.processor import pages
 
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# A browser posts the pages' forms URL-encoded; multipart is refused unread (Django would spool
+# its file parts past LMS_MAX_BODY_BYTES).
+FORM_TYPE = "application/x-www-form-urlencoded"
 # The page's own fields, beside the checkout form's.
 CARD_NUMBER = "card_number"
 ACTION = "pay_action"
@@ -86,8 +88,8 @@ def confirm(request):
 
 def _form(request) -> dict[str, str]:
     """The posted form, one value per name."""
-    if request.content_type not in FORM_TYPES:
-        raise BadRequest("Post the form as application/x-www-form-urlencoded.", "unsupported_media_type", 415)
+    if request.content_type != FORM_TYPE:
+        raise BadRequest(f"Post the form as {FORM_TYPE}.", "unsupported_media_type", 415)
     form = request.POST
     repeated = sorted(name for name, values in form.lists() if len(values) > 1)
     if repeated:
