@@ -155,7 +155,7 @@ def classify(argv: list[str]) -> str:
         return "readings"
     if "locust" in names:
         return "locust"
-    if "rollup_counters" in argv:
+    if "rollup_counters" in argv or "purge_payment_records" in argv:  # ecommerce's background loops
         return "rollup"
     if "gunicorn" in text:  # its configuration file is named after the service
         if "lms_stub" in text:

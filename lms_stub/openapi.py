@@ -483,8 +483,9 @@ def document() -> dict:
                     "description": (
                         "The learner's browser posts a paid checkout's payment_form_data here (from "
                         "another site: no CSRF token). The signature must hold under "
-                        "CYBERSOURCE_SECRET_KEY and the access key and profile must be this "
-                        "processor's; the page shows the amount, the test card and Pay and Decline."
+                        "the stand-in's own LMS_PROCESSOR_SECRET_KEY and the access key and profile "
+                        "must be this processor's; the page shows the amount, the test card and Pay "
+                        "and Decline."
                     ),
                     "security": [],
                     "requestBody": {"required": True, "content": {FORM: {"schema": _ref("CheckoutForm")}}},

@@ -17,9 +17,10 @@ def _read(reader, name: str, production: bool = False):
         raise ImproperlyConfigured(str(exc)) from None
 
 
-def env_str(name: str) -> str:
-    """The variable's value, or its default; a variable without a default must be set."""
-    value = _read(environment.env_str, name)
+def env_str(name: str, production: bool = False) -> str:
+    """The variable's value, or its default; a variable without a default must be set.
+    ``production``: settings.production's reading, the table's deployments' default if any."""
+    value = _read(environment.env_str, name, production)
     if value is None:
         raise ImproperlyConfigured(f"Set the environment variable {name}.")
     return value

@@ -197,9 +197,25 @@ PAYMENT_PROCESSOR_CONFIG = {
     },
 }
 
+# lms_stub's processor stand-in has a profile of its own. ecommerce takes notifications it signed
+# only with ECOMMERCE_PAYMENT_STAND_IN (a load-test switch: on for a developer's machine, off under
+# settings.production unless the deployment opts in), and then signs the checkout forms of a
+# payment page at the stand-in with its profile (ecommerce.payment.processors).
+ECOMMERCE_PAYMENT_STAND_IN = load_test_switch("ECOMMERCE_PAYMENT_STAND_IN", deployed=False)
+PROCESSOR_STAND_IN = {
+    "secret_key": env_str("LMS_PROCESSOR_SECRET_KEY"),
+    "access_key": env_str("LMS_PROCESSOR_ACCESS_KEY"),
+    "profile_id": env_str("LMS_PROCESSOR_PROFILE_ID"),
+}
+
 # A replay of an Idempotency-Key whose first request is still running waits this long for its
 # answer before it is told to retry (409, Retry-After).
 IDEMPOTENCY_WAIT_SECONDS = env_float("IDEMPOTENCY_WAIT_SECONDS")
+
+# purge_payment_records: refused and failed notifications, and Idempotency-Key records, are
+# deleted once this old (ecommerce's deployment runs it every hour).
+NOTIFICATION_RETENTION_DAYS = env_int("NOTIFICATION_RETENTION_DAYS")
+IDEMPOTENCY_RETENTION_DAYS = env_int("IDEMPOTENCY_RETENTION_DAYS")
 
 # Purchases (baskets) one learner may make per period, counted in the database so every worker
 # and host agrees; "off" turns the limit off (a load test that reuses its learners, say).

@@ -97,6 +97,7 @@ def effective() -> dict[str, str]:
         "LMS_FAULT_CONTROL": "on" if lms.LMS_FAULT_CONTROL else "off",
         "LMS_PAYMENT_PROCESSOR": "on" if lms.LMS_PAYMENT_PROCESSOR else "off",
         "ECOMMERCE_STOREFRONT": "on" if ecommerce.ECOMMERCE_STOREFRONT else "off",
+        "ECOMMERCE_PAYMENT_STAND_IN": "on" if ecommerce.ECOMMERCE_PAYMENT_STAND_IN else "off",
         # Which code: a run from another checkout or commit restarts the services (above).
         "SERVICES_CODE": code(),
     }

@@ -61,8 +61,8 @@ if LMS_REQUIRE_SECRETS and LMS_FAULT_CONTROL:
     if env_str("LMS_FAULT_API_KEY") == env_str("EDX_API_KEY"):
         raise ImproperlyConfigured("LMS_FAULT_API_KEY must differ from EDX_API_KEY.")
 if LMS_REQUIRE_SECRETS and LMS_PAYMENT_PROCESSOR:
-    # With the published key anyone could sign a payment ecommerce would take.
-    require_secrets(("CYBERSOURCE_SECRET_KEY",), "lms_stub settings with LMS_PAYMENT_PROCESSOR")
+    # With the published key anyone could sign a payment an opted-in ecommerce would take.
+    require_secrets(("LMS_PROCESSOR_SECRET_KEY",), "lms_stub settings with LMS_PAYMENT_PROCESSOR")
 
 SECRET_KEY = env_str("LMS_SECRET_KEY")
 DEBUG = False
@@ -143,11 +143,12 @@ LMS_FAULT_OUTAGE_END = env_float("LMS_FAULT_OUTAGE_END")
 # How often each worker re-reads the fault settings stored by /api/faults/.
 LMS_FAULT_REFRESH_SECONDS = env_float("LMS_FAULT_REFRESH_SECONDS")
 
-# The payment processor's stand-in: the profile it takes checkout forms for (the same values as
-# ecommerce's, which signs them), and where it posts the signed notification of each payment.
-CYBERSOURCE_SECRET_KEY = env_str("CYBERSOURCE_SECRET_KEY")
-CYBERSOURCE_ACCESS_KEY = env_str("CYBERSOURCE_ACCESS_KEY")
-CYBERSOURCE_PROFILE_ID = env_str("CYBERSOURCE_PROFILE_ID")
+# The payment processor's stand-in: its own profile, never the shop's (CYBERSOURCE_SECRET_KEY):
+# ecommerce signs checkout forms for a page here with it, and takes the notifications it signs
+# only with ECOMMERCE_PAYMENT_STAND_IN on. And where it posts the notification of each payment.
+LMS_PROCESSOR_SECRET_KEY = env_str("LMS_PROCESSOR_SECRET_KEY")
+LMS_PROCESSOR_ACCESS_KEY = env_str("LMS_PROCESSOR_ACCESS_KEY")
+LMS_PROCESSOR_PROFILE_ID = env_str("LMS_PROCESSOR_PROFILE_ID")
 LMS_PAYMENT_NOTIFY_URL = env_str("LMS_PAYMENT_NOTIFY_URL")
 
 # As ecommerce's (settings/base.py): a Server-Timing header, here with ecommerce's entries.

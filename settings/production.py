@@ -2,7 +2,18 @@
 without them, or with a value the repository publishes (common/environment.py's local defaults,
 ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
-from settings._env import database_account, env_bool, env_int, env_list, load_test_switch, require_secrets
+from django.core.exceptions import ImproperlyConfigured
+
+from common.contract import cybersource, paths
+from settings._env import (
+    database_account,
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    load_test_switch,
+    require_secrets,
+)
 from settings.base import *  # noqa: F403
 
 REQUIRED_SECRETS = (
@@ -19,7 +30,31 @@ DEBUG = False
 
 # No storefront (registration, basket, checkout) unless a load-test deployment sets it to true.
 ECOMMERCE_STOREFRONT = load_test_switch("ECOMMERCE_STOREFRONT", deployed=True)
-LOAD_TEST_MACHINERY = ["ECOMMERCE_STOREFRONT"] if ECOMMERCE_STOREFRONT else []
+
+# No payment signed by lms_stub's processor stand-in unless a load-test deployment sets it to
+# true, and then with a key of its own; a payment page at the stand-in without it is a copied
+# load-test inventory: refused, before a learner is sent there.
+PAYMENT_PROCESSOR_CONFIG["cybersource"]["payment_page_url"] = env_str(  # noqa: F405
+    "CYBERSOURCE_PAYMENT_PAGE_URL", production=True
+)
+ECOMMERCE_PAYMENT_STAND_IN = load_test_switch("ECOMMERCE_PAYMENT_STAND_IN", deployed=True)
+if ECOMMERCE_PAYMENT_STAND_IN:
+    require_secrets(("LMS_PROCESSOR_SECRET_KEY",), "production settings with ECOMMERCE_PAYMENT_STAND_IN")
+elif cybersource.is_stand_in_page(PAYMENT_PROCESSOR_CONFIG["cybersource"]["payment_page_url"]):  # noqa: F405
+    raise ImproperlyConfigured(
+        "CYBERSOURCE_PAYMENT_PAGE_URL points at lms_stub's payment processor stand-in "
+        f"({paths.PROCESSOR_PAY}), which takes payments for anyone: set it to CyberSource's "
+        "pay URL, or, for a load-test deployment only, ECOMMERCE_PAYMENT_STAND_IN=true."
+    )
+
+LOAD_TEST_MACHINERY = [
+    name
+    for name, on in (
+        ("ECOMMERCE_STOREFRONT", ECOMMERCE_STOREFRONT),
+        ("ECOMMERCE_PAYMENT_STAND_IN", ECOMMERCE_PAYMENT_STAND_IN),
+    )
+    if on
+]
 
 # TLS ends at the load balancer in front of gunicorn.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,7 +1,8 @@
 """A payment processor's notification: what it does to the order service, exactly once.
 
     refused (400)   bad signature, malformed, unknown reference, amount or currency not the
-                    basket's: recorded, nothing else written
+                    basket's: recorded by reference, outcome, size and digest (not its fields),
+                    nothing else written
     declined (200)  any decision but ACCEPT: recorded; the basket stays frozen, so a later
                     ACCEPT for the same reference still places its order
     accepted (200)  one transaction, the basket's row locked:
@@ -20,6 +21,7 @@ LMS is called with no transaction open (rule 3), through fulfillment.api.fulfil 
 purchase is: if the LMS is down the order waits in Fulfillment Error for retry_fulfillment.
 """
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 
@@ -50,6 +52,18 @@ PaymentEventQuantity = get_model("order", "PaymentEventQuantity")
 PAID = "Paid"
 
 
+@dataclass(frozen=True)
+class Body:
+    """What every record keeps of a notification's request body: its size and SHA-256."""
+
+    size: int
+    digest: str
+
+    @classmethod
+    def of(cls, raw: bytes) -> "Body":
+        return cls(len(raw), hashlib.sha256(raw).hexdigest())
+
+
 @dataclass
 class Outcome:
     """What the notification became, and how the processor is answered."""
@@ -62,31 +76,32 @@ class Outcome:
     lines: list = field(default_factory=list)
 
 
-def receive(processor, fields: dict[str, str]) -> Outcome:
-    """Handle one notification posted to ``processor``'s notify URL. Call with no transaction open."""
+def receive(processor, fields: dict[str, str], body: Body) -> Outcome:
+    """Handle one notification posted to ``processor``'s notify URL (``body``: its request's
+    size and digest). Call with no transaction open."""
     try:
         note = processor.read_notification(fields)
     except Refused as refused:
-        return _refuse(processor, fields, None, refused)
+        return _refuse(processor, fields, body, None, refused)
     basket_id = order_numbers.basket_id(settings.ORDER_NUMBER_PREFIX, note.reference_number)
     if not note.accepted:
         basket = Basket._default_manager.filter(pk=basket_id).first() if basket_id else None
         if not _takes_payment(basket):
-            return _refuse(processor, fields, note, _unknown_reference(note))
-        _record(processor, fields, note, NOTIFICATION.DECLINED, basket)
+            return _refuse(processor, fields, body, note, _unknown_reference(note))
+        _record(processor, fields, body, note, NOTIFICATION.DECLINED, basket)
         logger.info("payment for %s not accepted (%s)", note.reference_number, note.decision)
         return Outcome(NOTIFICATION.DECLINED)
     with transaction.atomic():
         basket = _locked_basket(basket_id)
         if not _takes_payment(basket):
-            return _refuse(processor, fields, note, _unknown_reference(note))
+            return _refuse(processor, fields, body, note, _unknown_reference(note))
         basket.strategy = AsAskedStrategy()
         basket_lines = list(basket.lines.select_related("product__product_class", "stockrecord"))
         refused = _amount_refused(note, basket_lines)
         if refused:
-            return _refuse(processor, fields, note, refused, basket)
+            return _refuse(processor, fields, body, note, refused, basket)
         outcome = _accept(processor.name, note, basket, basket_lines)
-        _record(processor, fields, note, outcome.outcome, basket, outcome.order)
+        _record(processor, fields, body, note, outcome.outcome, basket, outcome.order)
     if outcome.outcome == NOTIFICATION.REFUND_OWED:
         logger.warning("payment %s for %s: a refund is owed", note.transaction_id, note.reference_number)
     return outcome
@@ -161,37 +176,45 @@ def _unknown_reference(note: Notification) -> Refused:
     )
 
 
-def _refuse(processor, fields, note: Notification | None, refused: Refused, basket=None) -> Outcome:
-    _record(processor, fields, note, refused.outcome, basket)
+def _refuse(
+    processor, fields: dict[str, str], body: Body, note: Notification | None, refused: Refused, basket=None
+) -> Outcome:
+    _record(processor, fields, body, note, refused.outcome, basket)
     logger.warning("notification refused (%s): %s", refused.outcome, refused.message)
     return Outcome(refused.outcome, 400, refused.code, refused.message)
 
 
-def _record(processor, fields, note: Notification | None, outcome: str, basket, order=None) -> None:
-    """Write the notification's record (in the caller's transaction, if any)."""
+def _record(
+    processor, fields: dict[str, str], body: Body, note: Notification | None, outcome: str, basket, order=None
+) -> None:
+    """Write the notification's record (in the caller's transaction, if any): its fields only
+    when it was taken, its body's size and digest always."""
     PaymentNotification._default_manager.create(
         processor=processor.name,
         reference_number=_text(note.reference_number if note else fields.get("req_reference_number")),
         transaction_id=_text(note.transaction_id if note else fields.get("transaction_id")),
         decision=_text(note.decision if note else fields.get("decision"), 32),
-        fields=fields,
+        fields=None if outcome in NOTIFICATION.REFUSED else dict(fields),
+        size=body.size,
+        digest=body.digest,
         outcome=outcome,
         basket=basket,
         order=order,
     )
 
 
-def record_unreadable(processor_name: str, raw: dict) -> None:
+def record_unreadable(processor_name: str, body: Body) -> None:
     """A notify request whose form could not be read (too large, not a form, a field twice):
-    recorded as malformed with what could be read of it."""
+    recorded as malformed by its size and digest."""
     PaymentNotification._default_manager.create(
-        processor=processor_name, fields=raw, outcome=NOTIFICATION.MALFORMED
+        processor=processor_name, size=body.size, digest=body.digest, outcome=NOTIFICATION.MALFORMED
     )
 
 
-def record_failure(processor_name: str, fields: dict[str, str]) -> None:
-    """Best effort, after the service failed on a notification: record it as failed (the
-    processor sends it again; nothing was placed, the failed transaction rolled back)."""
+def record_failure(processor_name: str, fields: dict[str, str], body: Body) -> None:
+    """Best effort, after the service failed on a notification: record it as failed, by its
+    columns, size and digest (the processor sends it again; nothing was placed, the failed
+    transaction rolled back)."""
     try:
         with transaction.atomic():
             PaymentNotification._default_manager.create(
@@ -199,7 +222,8 @@ def record_failure(processor_name: str, fields: dict[str, str]) -> None:
                 reference_number=_text(fields.get("req_reference_number")),
                 transaction_id=_text(fields.get("transaction_id")),
                 decision=_text(fields.get("decision"), 32),
-                fields=fields,
+                size=body.size,
+                digest=body.digest,
                 outcome=NOTIFICATION.FAILED,
             )
     except Exception:  # the database may be what failed

@@ -106,14 +106,24 @@ def _notify_operation() -> dict:
                 "content": {"text/plain": {"schema": {"type": "string", "maxLength": 0}}},
             },
             "400": _error(
-                "Refused and recorded, nothing placed: a missing or wrong signature (invalid_signature), "
-                "a field missing, unsigned, unreadable or given twice (invalid_notification), a "
+                "Refused and recorded (by reference, size and digest, not its fields), nothing placed: "
+                "a missing or wrong signature, or one not checked (more than 64 signed names, one "
+                "twice or not sent, a signed string over 8,192 characters: refused before any HMAC) "
+                "(invalid_signature); a field missing, unsigned, unreadable or given twice, "
+                "signed_field_names not signed itself, or a checkout form's field "
+                "(invalid_notification); a "
                 "reference no basket awaits payment under (unknown_reference), or an amount or "
                 "currency not the basket's (amount_mismatch, currency_mismatch)."
             ),
             "404": _error("No such processor (not_found)."),
-            "413": _error("The body is larger than the limit (body_too_large)."),
-            "415": _error("The body is not a form (unsupported_media_type)."),
+            "413": _error(
+                "The body is larger than the limit, whatever its content type (body_too_large); "
+                "recorded by size alone."
+            ),
+            "415": _error(
+                "The body is not application/x-www-form-urlencoded (unsupported_media_type; "
+                "multipart/form-data included): never parsed."
+            ),
             "503": _error("The database cannot be reached (database_unavailable); send it again later."),
         },
     }

@@ -54,11 +54,17 @@ class Cybersource:
 
     name = cybersource.PROCESSOR
 
-    def __init__(self, config: dict):
-        self.secret_key = config["secret_key"]
-        self.access_key = config["access_key"]
-        self.profile_id = config["profile_id"]
+    def __init__(self, config: dict, stand_in: dict | None = None):
+        """``config``: the shop's profile and payment page; ``stand_in``: the profile of lms_stub's
+        processor stand-in when ECOMMERCE_PAYMENT_STAND_IN is on (else None): its notifications
+        are then taken too, and it signs the checkout forms of a payment page at the stand-in."""
         self.payment_page_url = config["payment_page_url"]
+        at_stand_in = stand_in is not None and cybersource.is_stand_in_page(self.payment_page_url)
+        profile = stand_in if at_stand_in else config
+        self.secret_key = profile["secret_key"]
+        self.access_key = profile["access_key"]
+        self.profile_id = profile["profile_id"]
+        self.notification_keys = [config["secret_key"], *([stand_in["secret_key"]] if stand_in else [])]
 
     def payment_data(self, basket, basket_lines, user) -> dict:
         """The ``payment_data`` of a paid checkout: the signed form for ``basket`` (its
@@ -90,13 +96,17 @@ class Cybersource:
 
     def read_notification(self, fields: dict[str, str]) -> Notification:
         """The notification in ``fields`` (the POSTed form), or Refused: a signature that does not
-        hold, or a field the order service needs that is missing, unsigned or unreadable."""
-        if not cybersource.verify(fields, self.secret_key):
-            raise Refused(
-                NOTIFICATION.INVALID_SIGNATURE,
-                contract_errors.INVALID_SIGNATURE,
-                "The signature is missing or does not match the signed fields.",
-            )
+        hold, or a field the order service needs that is missing, unsigned or unreadable. Signed
+        fields no HMAC is worth computing over (cybersource.refusal) are refused first; signed
+        ones that cannot be a notification (a checkout form's, re-split) after."""
+        cannot = cybersource.refusal(fields)
+        if cannot:
+            raise _bad_signature(f"The signature is not checked: {cannot}.")
+        if not cybersource.verify(fields, self.notification_keys):
+            raise _bad_signature("The signature is missing or does not match the signed fields.")
+        cannot = cybersource.notification_refusal(fields)
+        if cannot:
+            raise _malformed(f"Not a notification: {cannot}.")
         accepted = fields.get("decision", "").upper() == cybersource.ACCEPT
         needed = [*cybersource.NOTIFICATION_REQUIRED, *(("auth_amount",) if accepted else ())]
         missing = [name for name in needed if not fields.get(name)]
@@ -118,6 +128,10 @@ class Cybersource:
             currency=fields["req_currency"],
             card=fields.get("req_card_number", ""),
         )
+
+
+def _bad_signature(message: str) -> Refused:
+    return Refused(NOTIFICATION.INVALID_SIGNATURE, contract_errors.INVALID_SIGNATURE, message)
 
 
 def _malformed(message: str) -> Refused:
@@ -151,11 +165,16 @@ def get(name: str | None):
             f"No payment processor {name!r}; this service has {', '.join(available)}.",
             fields={"payment_processor_name": [f"One of: {', '.join(available)}."]},
         )
-    return _registry()[chosen](settings.PAYMENT_PROCESSOR_CONFIG[chosen])
+    return _processor(chosen)
 
 
 def find(name: str):
     """The processor called ``name``, or None (the notify URL names it)."""
     if name not in names():
         return None
-    return _registry()[name](settings.PAYMENT_PROCESSOR_CONFIG[name])
+    return _processor(name)
+
+
+def _processor(name: str):
+    stand_in = settings.PROCESSOR_STAND_IN if settings.ECOMMERCE_PAYMENT_STAND_IN else None
+    return _registry()[name](settings.PAYMENT_PROCESSOR_CONFIG[name], stand_in)

@@ -10,9 +10,10 @@ open, so it does not run in ATOMIC_REQUESTS' transaction.
 
 import logging
 
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.db import InterfaceError, OperationalError, transaction
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse, QueryDict
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.response import Response
@@ -25,7 +26,9 @@ from ecommerce.payment import notifications, openapi, processors
 
 logger = logging.getLogger(__name__)
 
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# A processor posts a plain form; multipart never reaches a parser (Django would spool its file
+# parts outside DATA_UPLOAD_MAX_MEMORY_SIZE).
+FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 @method_decorator(transaction.non_atomic_requests, name="dispatch")
@@ -41,9 +44,9 @@ class ProcessorListView(APIView):
 class Unreadable(Exception):
     """A notify request whose form cannot be read as one notification."""
 
-    def __init__(self, status: int, code: str, message: str, raw: dict | None = None):
+    def __init__(self, status: int, code: str, message: str):
         super().__init__(message)
-        self.status, self.code, self.message, self.raw = status, code, message, raw or {}
+        self.status, self.code, self.message = status, code, message
 
 
 @csrf_exempt
@@ -62,22 +65,24 @@ def notify(request, processor: str):
     found = processors.find(processor)
     if found is None:
         return _error(404, contract.NOT_FOUND.code, f"No payment processor {processor[:64]!r}.")
+    raw, size = _bounded_body(request)
+    body = notifications.Body(size, "") if raw is None else notifications.Body.of(raw)  # too large: unread
     try:
-        fields = _form_fields(request)
+        fields = _form_fields(request, raw)
     except Unreadable as unreadable:
-        notifications.record_unreadable(found.name, unreadable.raw)
+        notifications.record_unreadable(found.name, body)
         return _error(unreadable.status, unreadable.code, unreadable.message)
     try:
-        outcome = notifications.receive(found, fields)
+        outcome = notifications.receive(found, fields, body)
     except (OperationalError, InterfaceError, PoolExhausted):
         logger.warning("notification not handled: the database is unavailable", exc_info=True)
-        notifications.record_failure(found.name, fields)
+        notifications.record_failure(found.name, fields, body)
         unavailable = contract.DATABASE_UNAVAILABLE
         response = _error(unavailable.status, unavailable.code, unavailable.message)
         response["Retry-After"] = contract.RETRY_AFTER_SECONDS
         return response
     except Exception:
-        notifications.record_failure(found.name, fields)
+        notifications.record_failure(found.name, fields, body)
         raise
     if outcome.order is not None:
         fulfil(outcome.order, outcome.lines)  # committed: the LMS is called with no transaction open
@@ -86,16 +91,30 @@ def notify(request, processor: str):
     return HttpResponse(status=200, content_type="text/plain")
 
 
-def _form_fields(request) -> dict[str, str]:
-    """The POSTed form as one value per name, or Unreadable."""
-    if request.content_type not in FORM_TYPES:
-        raise Unreadable(
-            415, "unsupported_media_type", "Send the notification as application/x-www-form-urlencoded."
-        )
+def _bounded_body(request) -> tuple[bytes | None, int]:
+    """The request's body, read before Django parses anything, and its size; None when it is over
+    the limit, by its Content-Length (then unread) or by the bytes actually read (at most one past
+    the limit)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     try:
-        form = request.POST
-    except RequestDataTooBig:
-        raise Unreadable(413, "body_too_large", "The notification is larger than the limit.") from None
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return None, declared
+    raw = request.read(limit + 1)
+    return (None if len(raw) > limit else raw), len(raw)
+
+
+def _form_fields(request, raw: bytes | None) -> dict[str, str]:
+    """The POSTed form as one value per name, or Unreadable: over the size limit whatever its
+    type (413), not a URL-encoded form (415), too many fields or a field twice (400)."""
+    if raw is None:
+        raise Unreadable(413, "body_too_large", "The notification is larger than the limit.")
+    if request.content_type != FORM_TYPE:
+        raise Unreadable(415, "unsupported_media_type", f"Send the notification as {FORM_TYPE}.")
+    try:
+        form = QueryDict(raw, encoding=request.encoding or settings.DEFAULT_CHARSET)
     except TooManyFieldsSent:
         raise Unreadable(
             400, contract.INVALID_NOTIFICATION, "The notification has too many fields."
@@ -106,7 +125,6 @@ def _form_fields(request) -> dict[str, str]:
             400,
             contract.INVALID_NOTIFICATION,
             f"Fields given more than once: {', '.join(repeated)[:200]}.",
-            raw=dict(form.lists()),
         )
     return form.dict()
 

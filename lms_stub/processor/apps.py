@@ -18,5 +18,5 @@ class ProcessorConfig(AppConfig):
             log.warning(
                 "LMS_PAYMENT_PROCESSOR is on in a deployed stand-in: /processor/cybersource/ takes "
                 "payments for anyone and tells ecommerce they were made, signed with "
-                "CYBERSOURCE_SECRET_KEY. Only a load-test deployment should set it."
+                "LMS_PROCESSOR_SECRET_KEY. Only a load-test deployment should set it."
             )

@@ -8,7 +8,10 @@ payment page and its merchant notification.
                                               (LMS_PAYMENT_NOTIFY_URL) and shows the receipt
 
 The checkout form is verified like the real processor does: the signature under the profile's
-secret, the profile's access key and id. Neither view is CSRF-protected: the form comes from
+secret, the profile's access key and id. The profile is the stand-in's own (LMS_PROCESSOR_*), not
+the shop's: ecommerce signs checkout forms with it and takes its notifications only when
+ECOMMERCE_PAYMENT_STAND_IN says so. Both forms are bounded before any signature is computed
+(common.contract.cybersource.refusal). Neither view is CSRF-protected: the form comes from
 another site (the shop's checkout page) by design, and what protects it is the signature, which
 is checked again on confirmation. No database is touched, so no transaction or pooled
 connection is held while ecommerce is called (it calls this service back to enrol the learner).
@@ -26,7 +29,9 @@ from common.contract import cybersource
 from lms_stub.http import BadRequest, allow_methods, api_view, error
 from lms_stub.processor import pages
 
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# A browser posts the pages' forms URL-encoded; multipart is refused unread (Django would spool
+# its file parts past LMS_MAX_BODY_BYTES).
+FORM_TYPE = "application/x-www-form-urlencoded"
 # The page's own fields, beside the checkout form's.
 CARD_NUMBER = "card_number"
 ACTION = "pay_action"
@@ -62,7 +67,7 @@ def confirm(request):
     if decision == cybersource.ACCEPT and not _card_number(digits):
         raise BadRequest("The card number is not one (12 to 19 digits, Luhn check).", "invalid_card")
     notification = cybersource.notification(
-        form, settings.CYBERSOURCE_SECRET_KEY, decision, card_number=digits or cybersource.TEST_CARD
+        form, settings.LMS_PROCESSOR_SECRET_KEY, decision, card_number=digits or cybersource.TEST_CARD
     )
     try:
         with timing.outbound("ecommerce"):
@@ -83,8 +88,8 @@ def confirm(request):
 
 def _form(request) -> dict[str, str]:
     """The posted form, one value per name."""
-    if request.content_type not in FORM_TYPES:
-        raise BadRequest("Post the form as application/x-www-form-urlencoded.", "unsupported_media_type", 415)
+    if request.content_type != FORM_TYPE:
+        raise BadRequest(f"Post the form as {FORM_TYPE}.", "unsupported_media_type", 415)
     form = request.POST
     repeated = sorted(name for name, values in form.lists() if len(values) > 1)
     if repeated:
@@ -94,15 +99,18 @@ def _form(request) -> dict[str, str]:
 
 def _checkout_form(form: dict[str, str]) -> dict[str, str]:
     """``form`` if it is a checkout form this profile signed, else BadRequest saying why."""
-    if not cybersource.verify(form, settings.CYBERSOURCE_SECRET_KEY):
+    cannot = cybersource.refusal(form)  # before any HMAC is computed
+    if cannot:
+        raise BadRequest(f"The signed fields are not checked: {cannot}.", "invalid_signature")
+    if not cybersource.verify(form, settings.LMS_PROCESSOR_SECRET_KEY):
         raise BadRequest("The signature is missing or does not match the signed fields.", "invalid_signature")
     missing = [name for name in cybersource.CHECKOUT_FIELDS if name not in form]
     not_signed = cybersource.unsigned(form, cybersource.CHECKOUT_FIELDS)
     if missing or not_signed:
         raise BadRequest(f"The form lacks or does not sign: {', '.join(missing or not_signed)}.")
     if (
-        form["access_key"] != settings.CYBERSOURCE_ACCESS_KEY
-        or form["profile_id"] != settings.CYBERSOURCE_PROFILE_ID
+        form["access_key"] != settings.LMS_PROCESSOR_ACCESS_KEY
+        or form["profile_id"] != settings.LMS_PROCESSOR_PROFILE_ID
     ):
         raise BadRequest("This access key and profile are not this processor's.", "unknown_profile")
     if (

@@ -42,7 +42,7 @@ def signature(fields: dict, secret: str) -> str:
 
 def notification(order_number: str, amount: str, secret: str) -> dict:
     """The form CyberSource posts when it accepts a card payment of ``amount`` US dollars for
-    ``order_number``. Every field here is signed; the two added last are not."""
+    ``order_number``. Every field here is signed, signed_field_names too; the signature is not."""
     fields = {
         "decision": "ACCEPT",
         "req_reference_number": order_number,
@@ -62,7 +62,9 @@ def notification(order_number: str, amount: str, secret: str) -> dict:
         "req_bill_to_address_state": "MA",
         "req_bill_to_address_country": "US",
     }
-    fields["signed_field_names"] = ",".join(fields)
+    # edX's client signed the fields above only; the order service takes a notification only when
+    # it signs signed_field_names too (as CyberSource's own do: docs/decisions.md, issue 28).
+    fields["signed_field_names"] = ",".join([*fields, "signed_field_names"])
     fields["signature"] = signature(fields, secret)
     return fields
 

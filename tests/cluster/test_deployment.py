@@ -25,8 +25,8 @@ LOCUST_WORKERS = {f"locust-worker:locust-worker-{n}" for n in range(LOCUST_WORKE
 PROGRAMS = {
     "db-1": {"mariadb"},
     "lms-1": {"lms_stub"},
-    "ecommerce-1": {"ecommerce", "ecommerce-rollup"},
-    "ecommerce-2": {"ecommerce", "ecommerce-rollup"},
+    "ecommerce-1": {"ecommerce", "ecommerce-rollup", "ecommerce-retention"},
+    "ecommerce-2": {"ecommerce", "ecommerce-rollup", "ecommerce-retention"},
     "locust-1": {"locust-master"} | LOCUST_WORKERS,
     "locust-2": LOCUST_WORKERS,
     "lb-1": {"haproxy"},

@@ -2,8 +2,13 @@
 and places nothing; the processor's signed notification places the order exactly once. Against
 a real lms_stub (the enrollment API) and the test MariaDB."""
 
+import hashlib
+import io
+import time
+import tracemalloc
 from datetime import UTC, datetime
 from decimal import Decimal
+from urllib.parse import urlencode
 
 import pytest
 from oscar.core.loading import get_model
@@ -12,7 +17,17 @@ from common.contract import cybersource, order_numbers
 from common.contract.courses import FREE_MODE, PAID_MODE, paid_seat
 from common.contract.statuses import LINE, NOTIFICATION, ORDER
 from tests.ecommerce.helpers import row_counts, session_status, transactions_open_at_lms_calls
-from tests.ecommerce.payments import SECRET, form_data, notification, notify, outcomes, pay, payment_rows
+from tests.ecommerce.payments import (
+    NOTIFY,
+    SECRET,
+    STAND_IN_SECRET,
+    form_data,
+    notification,
+    notify,
+    outcomes,
+    pay,
+    payment_rows,
+)
 from tests.support import tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,8 +71,12 @@ def test_a_paid_checkout_answers_the_signed_form_and_places_nothing(api, lms, pa
     assert form["merchant_defined_data1"] == paid[0].course_id
     assert form["merchant_defined_data2"] == paid[0].mode
     assert form["signed_field_names"].split(",") == sorted(set(form) - {"signature"})
-    assert cybersource.verify(form, SECRET)
-    assert not cybersource.verify(form, "another-secret")
+    assert cybersource.verify(form, STAND_IN_SECRET)  # the payment page is the stand-in's
+    assert not cybersource.verify(form, SECRET)
+    assert (form["access_key"], form["profile_id"]) == (
+        "loadtest-stand-in-access-key",
+        "loadtest-stand-in-profile",
+    )
 
     basket = Basket.objects.get(pk=body["id"])
     assert basket.status == Basket.FROZEN
@@ -554,3 +573,144 @@ def test_a_baskets_order_is_read_back_once_placed(api, lms, paid, learner, other
     assert api.get(path, staff.username, claims={"administrator": True}).status_code == 200
     assert api.get(path).status_code == 401
     assert api.get("/api/v2/baskets/999999999/order/", learner).status_code == 404
+
+
+# --- Issue 28: refused before any work, recorded without its bytes ----------------------------
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+def amplification() -> str:
+    """The review's 64 KB notification: a 30,000-character field named 17,000 times (a 510 MB
+    signed string, had it been built); commas sent as they are, as a form may."""
+    return f"a={'x' * 30_000}&signed_field_names={','.join(['a'] * 17_000)}&signature={'A' * 44}"
+
+
+def test_the_64_kb_amplification_is_refused_before_the_signed_string_is_built(api, monkeypatch):
+    built = []
+    monkeypatch.setattr(cybersource, "message", lambda fields: built.append(1) or "")
+    monkeypatch.setattr(cybersource.hmac, "new", lambda *args: built.append(2))
+    response = api.client.post(NOTIFY, amplification(), content_type=FORM_TYPE)
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_signature")
+    assert "more than 64 signed names" in response.json()["message"]
+    assert built == []
+
+
+def test_the_64_kb_amplification_costs_well_under_100_ms_and_no_memory(api):
+    body = amplification()
+    assert 60_000 < len(body) <= 65_536  # under the body limit: it reaches the signature check
+    api.client.post(NOTIFY, "a=1", content_type=FORM_TYPE)  # the first request of a process loads caches
+    started = time.perf_counter()
+    response = api.client.post(NOTIFY, body, content_type=FORM_TYPE)
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 400
+    assert elapsed < 0.1, elapsed
+    tracemalloc.start()
+    try:
+        assert api.client.post(NOTIFY, body, content_type=FORM_TYPE).status_code == 400
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, peak  # the body and its parsed form; the signed string was 510 MB
+
+
+def test_multipart_is_415_and_never_reaches_a_parser(api, monkeypatch):
+    from django.http import multipartparser
+
+    parsed = []
+    monkeypatch.setattr(multipartparser.MultiPartParser, "parse", lambda self: parsed.append(1))
+    response = api.client.post(NOTIFY, {"decision": "ACCEPT", "file": io.BytesIO(b"x" * 4096)})
+    assert (response.status_code, response.json()["error"]) == (415, "unsupported_media_type")
+    assert parsed == []
+
+
+@pytest.mark.parametrize(
+    "content_type", [FORM_TYPE, "multipart/form-data; boundary=b", "application/json", "text/plain"]
+)
+def test_a_body_over_the_limit_is_413_whatever_its_content_type(api, settings, content_type):
+    from ecommerce.payment.models import PaymentNotification
+
+    over = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1
+    response = api.client.post(NOTIFY, b"a" * over, content_type=content_type)
+    assert (response.status_code, response.json()["error"]) == (413, "body_too_large")
+    declared = api.client.post(NOTIFY, b"a=1", content_type=content_type, CONTENT_LENGTH=str(50 * 2**20))
+    assert (declared.status_code, declared.json()["error"]) == (413, "body_too_large")
+    records = PaymentNotification.objects.order_by("-id")[:2]
+    assert [(r.outcome, r.size, r.fields) for r in records] == [
+        (NOTIFICATION.MALFORMED, 50 * 2**20, None),
+        (NOTIFICATION.MALFORMED, over, None),
+    ]
+
+
+def test_a_refused_notification_is_recorded_by_size_and_digest_not_its_form(api, lms, paid, learner):
+    from ecommerce.payment.models import PaymentNotification
+
+    checkout = pay(api, learner, [paid[0].sku])
+    forged = notification(checkout, secret="a-guess")
+    refused_cleanly(api, forged, 400, "invalid_signature", NOTIFICATION.INVALID_SIGNATURE)
+    record = PaymentNotification.objects.order_by("-id").first()
+    sent = urlencode(forged).encode()
+    assert record.fields is None
+    assert (record.size, record.digest) == (len(sent), hashlib.sha256(sent).hexdigest())
+    assert record.reference_number == forged["req_reference_number"]
+    taken = notification(checkout)
+    assert notify(api, taken).status_code == 200
+    assert PaymentNotification.objects.order_by("-id").first().fields == taken  # the payment's record
+
+
+def resplit(form: dict[str, str]) -> dict[str, str]:
+    """The review's forgery: a checkout form whose consumer_id is "x,decision=ACCEPT,…" read as a
+    notification. Its signed string is the form's, byte for byte; signed_field_names is not signed
+    (its text rides in signed_date_time's value)."""
+    consumer, injected = form["consumer_id"].split(",", 1)
+    pairs = dict(pair.split("=", 1) for pair in injected.split(","))
+    names = form["signed_field_names"].split(",")
+    at = names.index("consumer_id") + 1
+    names = [*names[:at], *pairs, *names[at:]]
+    names.remove("signed_field_names")
+    fields = {**form, **pairs, "consumer_id": consumer}
+    fields["signed_date_time"] += ",signed_field_names=" + form["signed_field_names"]
+    fields["signed_field_names"] = ",".join(names)
+    return fields
+
+
+def test_a_checkout_forms_consumer_id_re_split_into_an_accept_is_refused(
+    api, lms, paid, learner, monkeypatch
+):
+    import re
+
+    from ecommerce.core import auth
+
+    victim = pay(api, learner, [paid[0].sku])  # a basket awaiting payment
+    reference, price = form_data(victim)["reference_number"], str(paid[0].price)
+    monkeypatch.setattr(auth, "USERNAME_PATTERN", re.compile(r"^.{1,150}\Z"))  # the rule relaxed
+    username = (
+        f"x,decision=ACCEPT,req_reference_number={reference},transaction_id=1,"
+        f"auth_amount={price},req_amount={price},req_currency=USD"
+    )
+    form = form_data(pay(api, username, [paid[1].sku]))
+    forged = resplit(form)
+    assert cybersource.message(forged) == cybersource.message(form)
+    assert cybersource.verify(forged, [SECRET, STAND_IN_SECRET])  # the signature holds
+    response = refused_cleanly(api, forged, 400, "invalid_notification", NOTIFICATION.MALFORMED)
+    assert "signed_field_names is not signed" in response.json()["message"]
+    forged_names_signed = {
+        **forged,
+        "signed_field_names": forged["signed_field_names"] + ",signed_field_names",
+    }
+    assert notify(api, forged_names_signed).status_code == 400
+    assert Basket.objects.get(pk=victim.json()["id"]).status == Basket.FROZEN
+    assert lms.enrollments(learner) == []
+
+
+def test_the_stand_ins_accept_is_refused_without_the_switch(api, lms, paid, learner, settings):
+    settings.ECOMMERCE_PAYMENT_STAND_IN = False
+    form = form_data(pay(api, learner, [paid[0].sku]))
+    assert cybersource.verify(form, SECRET)  # switch off: the shop's own profile signs
+    assert form["access_key"] == "loadtest-cybersource-access-key"
+    stand_ins = notification(form, secret=STAND_IN_SECRET)
+    refused_cleanly(api, stand_ins, 400, "invalid_signature", NOTIFICATION.INVALID_SIGNATURE)
+    assert lms.enrollments(learner) == []
+    settings.ECOMMERCE_PAYMENT_STAND_IN = True
+    assert notify(api, stand_ins).status_code == 200
+    assert len(lms.enrollments(learner)) == 1

@@ -90,7 +90,10 @@ def test_locally_all_are_routed_and_described(client, settings, fault_key):
     assert client.get("/auto_auth").status_code == 201
     assert client.get("/api/faults/", **fault_key).status_code == 200
     # Routed: a form that is not a signed checkout is refused by the page, not unknown.
-    assert client.post("/processor/cybersource/pay/", {}).json()["error"] == "invalid_signature"
+    refused = client.post(
+        "/processor/cybersource/pay/", "a=1", content_type="application/x-www-form-urlencoded"
+    )
+    assert refused.json()["error"] == "invalid_signature"
     paths = client.get("/api/schema/").json()["paths"]
     assert {
         "/auto_auth",

@@ -5,21 +5,23 @@ real HTTP server that keeps what it is sent) and shows ecommerce's answer."""
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
 from common.contract import cybersource, paths
 from tests.support.servers import free_port
 
-SECRET = "local-only-cybersource-secret-key"
+FORM = "application/x-www-form-urlencoded"
+SECRET = "local-only-processor-stand-in-secret-key"  # the stand-in's own (LMS_PROCESSOR_SECRET_KEY)
+SHOP_SECRET = "local-only-cybersource-secret-key"
 PAY = {"pay_action": "pay", "card_number": cybersource.TEST_CARD}
 
 
 def checkout_form(secret=SECRET, **changes) -> dict[str, str]:
     fields = {
-        "access_key": "loadtest-cybersource-access-key",
-        "profile_id": "loadtest-cybersource-profile",
+        "access_key": "loadtest-stand-in-access-key",
+        "profile_id": "loadtest-stand-in-profile",
         "transaction_uuid": "0f" * 16,
         "unsigned_field_names": "",
         "signed_date_time": "2015-10-01T12:00:00Z",
@@ -64,6 +66,20 @@ class Shop:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture
+def client(client):
+    """Django's test client, posting a dict as a browser posts the pages' forms: URL-encoded."""
+    post = client.post
+
+    def form_post(path, data=None, content_type=None, **extra):
+        if isinstance(data, dict) and content_type is None:
+            return post(path, urlencode(data), content_type=FORM, **extra)
+        return post(path, data, content_type=content_type, **extra)
+
+    client.post = form_post
+    return client
 
 
 @pytest.fixture
@@ -206,3 +222,48 @@ def test_a_shop_that_cannot_be_reached_is_502(client, settings):
     settings.LMS_PAYMENT_NOTIFY_URL = f"http://127.0.0.1:{free_port()}/payment/cybersource/notify/"
     response = client.post(paths.PROCESSOR_CONFIRM, {**checkout_form(), **PAY})
     assert (response.status_code, response.json()["error"]) == (502, "ecommerce_unreachable")
+
+
+# --- Issue 28: the stand-in's own profile, and cheap refusals ----------------------------------
+
+
+def test_the_stand_in_signs_with_its_own_key_never_the_shops(client, shop):
+    shops_form = checkout_form(
+        secret=SHOP_SECRET,
+        access_key="loadtest-cybersource-access-key",
+        profile_id="loadtest-cybersource-profile",
+    )
+    refused = client.post(paths.PROCESSOR_PAY, shops_form)
+    assert (refused.status_code, refused.json()["error"]) == (400, "invalid_signature")
+    assert client.post(paths.PROCESSOR_CONFIRM, {**checkout_form(), **PAY}).status_code == 200
+    (sent,) = shop.received
+    assert cybersource.verify(sent, SECRET)
+    assert not cybersource.verify(sent, SHOP_SECRET)
+
+
+def test_a_form_whose_signed_string_would_be_huge_is_refused_before_it_is_built(client, shop, monkeypatch):
+    """The review's amplification under the stand-in's 16 KB limit: 2,000 names of one
+    5,000-character field (a 10 MB signed string) is refused from its names alone."""
+    built = []
+    monkeypatch.setattr(cybersource, "message", lambda fields: built.append(1) or "")
+    form = {"a": "x" * 5000, "signed_field_names": ",".join(["a"] * 2000), "signature": "A" * 44}
+    for path in (paths.PROCESSOR_PAY, paths.PROCESSOR_CONFIRM):
+        response = client.post(path, {**form, "pay_action": "pay"})
+        assert (response.status_code, response.json()["error"]) == (400, "invalid_signature")
+        assert "more than 64 signed names" in response.json()["message"]
+    assert built == [] and shop.received == []
+
+
+def test_multipart_is_415_and_never_parsed(client, shop, monkeypatch):
+    from django.http import multipartparser
+    from django.test.client import MULTIPART_CONTENT, encode_multipart
+
+    parsed = []
+    monkeypatch.setattr(multipartparser.MultiPartParser, "parse", lambda self: parsed.append(1))
+    body = encode_multipart("BoUnDaRy", {**checkout_form(), **PAY})
+    for path in (paths.PROCESSOR_PAY, paths.PROCESSOR_CONFIRM):
+        response = client.post(
+            path, body, content_type=MULTIPART_CONTENT.replace("BoUnDaRyStRiNg", "BoUnDaRy")
+        )
+        assert (response.status_code, response.json()["error"]) == (415, "unsupported_media_type")
+    assert parsed == [] and shop.received == []

@@ -165,7 +165,7 @@ def test_a_paid_purchase_lists_processors_checks_out_notifies_and_reads_the_rece
     form = parse_qsl(notify["body"])
     assert [name for name, _ in form] == [*NOTIFICATION_FIELDS, "signed_field_names", "signature"]
     fields = dict(form)
-    assert fields["signed_field_names"] == ",".join(NOTIFICATION_FIELDS)
+    assert fields["signed_field_names"] == ",".join([*NOTIFICATION_FIELDS, "signed_field_names"])
     assert (fields["req_reference_number"], fields["auth_amount"], fields["req_amount"]) == (
         "OSCR-100001",
         "49.00",
@@ -177,13 +177,18 @@ def test_a_paid_purchase_lists_processors_checks_out_notifies_and_reads_the_rece
     assert output["stats"]["GET /api/v2/orders/:id/"] == [1, 0]  # its stats name, not the number
 
 
-def test_the_notification_is_signed_as_the_2015_client_signed_it():
+def test_the_notification_is_signed_as_the_2015_client_signed_it_its_own_names_included():
+    from common.contract import cybersource
     from locustfiles.edx2015.payment import notification
 
-    # Computed from edX's client in the research notes: basket 1, 49.00, CyberSource's test key.
-    assert notification("OSCR-100001", "49.00", "fake-secret-key")["signature"] == (
-        "BqtP5gRrjBpRPTNwWlCU0vDUhyC9HhEKhHdsZwwANOU="
-    )
+    # The research notes' values (basket 1, 49.00, CyberSource's test key). edX's client signed
+    # them without signed_field_names (BqtP5g…, tests/unit/test_cybersource.py); since issue 28
+    # the order service takes a notification only when it signs its names too.
+    sent = notification("OSCR-100001", "49.00", "fake-secret-key")
+    names = [*NOTIFICATION_FIELDS, "signed_field_names"]
+    expected = cybersource.sign({k: v for k, v in sent.items() if k != "signature"}, "fake-secret-key", names)
+    assert sent["signature"] == expected["signature"] != "BqtP5gRrjBpRPTNwWlCU0vDUhyC9HhEKhHdsZwwANOU="
+    assert cybersource.notification_refusal(sent) is None
 
 
 def test_after_a_payment_every_request_of_the_user_carries_that_learners_token():

@@ -39,17 +39,26 @@ FORM = {"reference_number": "OSCR-100001", "amount": "49.00", "currency": "USD"}
 
 
 def test_the_signature_of_edx_clients_notification_is_the_research_notes_vector():
-    signed = cybersource.sign(EDX_CLIENT_NOTIFICATION, "fake-secret-key")
+    signed = cybersource.sign(EDX_CLIENT_NOTIFICATION, "fake-secret-key", cybersource.NOTIFICATION_FIELDS)
     assert signed["signature"] == EDX_CLIENT_SIGNATURE
     assert signed["signed_field_names"] == ",".join(cybersource.NOTIFICATION_FIELDS)
     assert cybersource.verify(signed, "fake-secret-key")
+    # It does not sign its own names: the order service no longer takes it as a notification.
+    assert cybersource.notification_refusal(signed) == "signed_field_names is not signed"
 
 
-def test_the_notification_builder_gives_the_vector_for_the_same_values():
+def test_the_notification_builder_signs_the_same_values_and_its_own_names():
     bill_to = {k: v for k, v in EDX_CLIENT_NOTIFICATION.items() if k.startswith("req_bill_to_")}
     built = cybersource.notification(FORM, "fake-secret-key", transaction="123456", bill_to=bill_to)
     assert list(built)[:-2] == list(cybersource.NOTIFICATION_FIELDS)
-    assert built["signature"] == EDX_CLIENT_SIGNATURE
+    assert built["signed_field_names"] == ",".join([*cybersource.NOTIFICATION_FIELDS, "signed_field_names"])
+    vector = cybersource.sign(EDX_CLIENT_NOTIFICATION, "fake-secret-key", cybersource.NOTIFICATION_FIELDS)
+    assert (
+        cybersource.message(built)
+        == f"{cybersource.message(vector)},signed_field_names={built['signed_field_names']}"
+    )
+    assert cybersource.verify(built, "fake-secret-key")
+    assert cybersource.notification_refusal(built) is None
 
 
 def test_the_message_is_name_equals_value_joined_by_commas_in_the_signed_order():
@@ -201,3 +210,93 @@ def test_an_order_number_gives_back_its_basket_under_the_prefix_only(number, bas
 def test_order_number_and_basket_id_are_inverse():
     for basket in (1, 42, 4_000_000):
         assert order_numbers.basket_id("EDX", order_numbers.order_number("EDX", basket)) == basket
+
+
+# --- Refused before anything is built or hashed (issue 28) -------------------------------------
+
+
+def _signed_string_built(monkeypatch) -> list:
+    """Record every call that builds a signed string or hashes one."""
+    calls = []
+    for name in ("message", "signature"):
+        original = getattr(cybersource, name)
+        monkeypatch.setattr(
+            cybersource, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
+        )
+    original_new = cybersource.hmac.new
+    monkeypatch.setattr(
+        cybersource.hmac, "new", lambda *a, **k: calls.append("hmac") or original_new(*a, **k)
+    )
+    return calls
+
+
+def amplification() -> dict[str, str]:
+    """The review's 64 KB request: one 30,000-character field named 17,000 times."""
+    fields = {"a": "x" * 30_000, "signed_field_names": ",".join(["a"] * 17_000)}
+    return {**fields, "signature": "A" * 44}
+
+
+@pytest.mark.parametrize(
+    "fields, reason",
+    [
+        (amplification(), "more than 64 signed names"),
+        ({"a": "1", "signed_field_names": "a,b,a", "b": "2", "signature": "x"}, "a signed name given twice"),
+        ({"a": "1", "signed_field_names": "a,b", "signature": "x"}, "a signed field missing"),
+        (
+            {"a": "x" * 8190, "b": "1", "signed_field_names": "a,b", "signature": "x"},
+            "a signed string over 8192 characters",
+        ),
+    ],
+    ids=["64 KB amplification", "a name twice", "a name not sent", "over 8 KB"],
+)
+def test_what_cannot_be_signed_is_refused_before_the_signed_string_is_built(monkeypatch, fields, reason):
+    calls = _signed_string_built(monkeypatch)
+    assert cybersource.refusal(fields) == reason
+    assert not cybersource.verify(fields, "secret")
+    assert calls == []
+
+
+def test_the_64_kb_amplification_costs_well_under_a_millisecond_per_check():
+    import time
+
+    fields = amplification()
+    started = time.perf_counter()
+    for _ in range(100):
+        assert not cybersource.verify(fields, "secret")
+    assert (time.perf_counter() - started) / 100 < 0.005
+
+
+def test_the_limits_hold_at_their_edges():
+    names = [f"f{i}" for i in range(cybersource.MAX_SIGNED_NAMES)]
+    at_most = cybersource.sign(dict.fromkeys(names, "1"), "secret", names)
+    assert cybersource.refusal(at_most) is None and cybersource.verify(at_most, "secret")
+    one_more = cybersource.sign(dict.fromkeys([*names, "x"], "1"), "secret", [*names, "x"])
+    assert cybersource.refusal(one_more) == "more than 64 signed names"
+    exact = {"a": "x" * (cybersource.MAX_SIGNED_CHARS - 2)}
+    assert cybersource.message({**exact, "signed_field_names": "a"}).__len__() == cybersource.MAX_SIGNED_CHARS
+    assert cybersource.verify(cybersource.sign(exact, "secret", ["a"]), "secret")
+    assert not cybersource.verify(cybersource.sign({"a": exact["a"] + "x"}, "secret", ["a"]), "secret")
+
+
+def test_one_of_several_keys_verifies():
+    fields = cybersource.notification(FORM, "stand-in")
+    assert cybersource.verify(fields, ["shop", "stand-in"])
+    assert not cybersource.verify(fields, ["shop"])
+    assert not cybersource.verify(fields, [])
+
+
+def test_a_notification_must_sign_its_names_and_carry_no_checkout_field():
+    fields = cybersource.notification(FORM, "secret")
+    assert cybersource.notification_refusal(fields) is None
+    with_consumer = cybersource.notification(FORM, "secret", consumer_id="x")
+    assert cybersource.notification_refusal(with_consumer) == "fields of a checkout form: consumer_id"
+    extra = cybersource.notification(FORM, "secret", merchant_defined_data1="c", amount="1")
+    assert (
+        cybersource.notification_refusal(extra) == "fields of a checkout form: amount, merchant_defined_data1"
+    )
+    names = [n for n in fields["signed_field_names"].split(",") if n != "signed_field_names"]
+    assert cybersource.notification_refusal(cybersource.sign(fields, "secret", names)) == (
+        "signed_field_names is not signed"
+    )
+    checkout = cybersource.sign_checkout({**FORM, "consumer_id": "ada"}, "secret")
+    assert cybersource.notification_refusal(checkout).startswith("fields of a checkout form: amount")

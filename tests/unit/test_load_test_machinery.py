@@ -121,7 +121,7 @@ def test_a_load_test_stand_in_opts_in_and_says_so_at_start():
         "LMS_FAULT_CONTROL": "true",
         "LMS_FAULT_API_KEY": FAULT_KEY,
         "LMS_PAYMENT_PROCESSOR": "true",
-        "CYBERSOURCE_SECRET_KEY": PROCESSOR_KEY,
+        "LMS_PROCESSOR_SECRET_KEY": PROCESSOR_KEY,
     }
     answers, stderr = probe(
         opted_in,
@@ -178,21 +178,30 @@ def test_fault_control_in_a_deployed_stand_in_needs_its_own_key(key, refusal):
 @pytest.mark.parametrize(
     "key, refusal",
     [
-        (None, "need these environment variables: CYBERSOURCE_SECRET_KEY"),
+        (None, "need these environment variables: LMS_PROCESSOR_SECRET_KEY"),
         (
-            "local-only-cybersource-secret-key",
+            "local-only-processor-stand-in-secret-key",
             "published in the repository (a local default of common/environment.py or an example of "
-            "ansible/group_vars/all/vault.yml.example): CYBERSOURCE_SECRET_KEY",
+            "ansible/group_vars/all/vault.yml.example): LMS_PROCESSOR_SECRET_KEY",
         ),
     ],
 )
 def test_the_payment_processor_in_a_deployed_stand_in_needs_a_secret_of_its_own(key, refusal):
-    assert environment.default("CYBERSOURCE_SECRET_KEY", env={}) == "local-only-cybersource-secret-key"
-    result = lms_check({"LMS_PAYMENT_PROCESSOR": "true", **({"CYBERSOURCE_SECRET_KEY": key} if key else {})})
+    assert (
+        environment.default("LMS_PROCESSOR_SECRET_KEY", env={}) == "local-only-processor-stand-in-secret-key"
+    )
+    result = lms_check(
+        {"LMS_PAYMENT_PROCESSOR": "true", **({"LMS_PROCESSOR_SECRET_KEY": key} if key else {})}
+    )
     assert result.returncode != 0
     assert refusal in result.stderr
     assert (
-        lms_check({"LMS_PAYMENT_PROCESSOR": "true", "CYBERSOURCE_SECRET_KEY": PROCESSOR_KEY}).returncode == 0
+        lms_check({"LMS_PAYMENT_PROCESSOR": "true", "LMS_PROCESSOR_SECRET_KEY": PROCESSOR_KEY}).returncode
+        == 0
+    )
+    # The shop's key is not the stand-in's: set alone, it does not start one.
+    assert (
+        lms_check({"LMS_PAYMENT_PROCESSOR": "true", "CYBERSOURCE_SECRET_KEY": PROCESSOR_KEY}).returncode != 0
     )
     assert lms_check({}).returncode == 0  # off, the stand-in needs no processor secret
 
@@ -270,3 +279,36 @@ def test_settings_local_keeps_the_storefront():
     assert answers["!/accounts/register/"]["view"] == "customer:register"
     assert answers["!/accounts/login/"]["view"] == "customer:login"
     assert warnings(stderr) == []
+
+
+# --- The payment processor stand-in, seen from ecommerce (issue 28) ------------------------------
+
+STAND_IN_PAGE = "https://lms.example.com/processor/cybersource/pay/"
+
+
+def ecommerce_check(env_changes: dict) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in environment.VARIABLES}
+    env.update(ECOMMERCE, **env_changes)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_deployed_ecommerce_paying_at_the_stand_in_without_the_switch_refuses_to_start():
+    refused = ecommerce_check({"CYBERSOURCE_PAYMENT_PAGE_URL": STAND_IN_PAGE})
+    assert refused.returncode != 0
+    assert "CYBERSOURCE_PAYMENT_PAGE_URL points at lms_stub's payment processor stand-in" in refused.stderr
+    assert "ECOMMERCE_PAYMENT_STAND_IN=true" in refused.stderr
+    # Unset, a deployment's payment page is CyberSource's: it starts, and says nothing.
+    started = ecommerce_check({})
+    assert started.returncode == 0, started.stderr
+    assert warnings(started.stderr) == []
+
+
+def test_a_load_test_ecommerce_opts_in_to_the_stand_in_with_its_own_key_and_is_warned():
+    opted_in = {"CYBERSOURCE_PAYMENT_PAGE_URL": STAND_IN_PAGE, "ECOMMERCE_PAYMENT_STAND_IN": "true"}
+    assert "LMS_PROCESSOR_SECRET_KEY" in ecommerce_check(opted_in).stderr  # the published one will not do
+    started = ecommerce_check({**opted_in, "LMS_PROCESSOR_SECRET_KEY": PROCESSOR_KEY})
+    assert started.returncode == 0, started.stderr
+    said = warnings(started.stderr)
+    assert len(said) == 1 and "ecommerce.payment.apps ECOMMERCE_PAYMENT_STAND_IN is on" in said[0]
