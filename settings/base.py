@@ -16,6 +16,7 @@ from settings._env import (
     env_float,
     env_int,
     env_list,
+    env_optional,
     env_rate,
     env_str,
     load_test_switch,
@@ -121,7 +122,12 @@ STORAGES = {
 # Request bodies of the API are small; a larger body is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ECOMMERCE_MAX_BODY_BYTES")
 
+# A developer's machine shows mail in the service's log (var/log, not world-readable);
+# settings.production never does.
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+
+# The dashboard's staff account, as ensure_staff makes it; no e-mail unless one is set.
+ECOMMERCE_STAFF_EMAIL = env_optional("ECOMMERCE_STAFF_EMAIL") or ""
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -157,9 +163,17 @@ SPECTACULAR_SETTINGS = {
 # --- The order service ------------------------------------------------------------------------
 
 # JWTs from the LMS: HS256 only, signed with this shared secret, "iss" equal to JWT_ISSUER.
+# Staff are reached only through tokens signed with a key of their own (ecommerce.core.auth);
+# unset, no token reaches staff.
 JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
+STAFF_JWT_SECRET_KEY = env_optional("STAFF_JWT_SECRET_KEY")
+if STAFF_JWT_SECRET_KEY == JWT_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "STAFF_JWT_SECRET_KEY must not be JWT_SECRET_KEY: learner tokens would be staff."
+    )
 JWT_ISSUER = env_str("JWT_ISSUER")
 JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS")
+JWT_MAX_LIFETIME_SECONDS = env_int("JWT_MAX_LIFETIME_SECONDS")
 
 # Fulfilment: the LMS enrollment API and the key ecommerce presents to it. The timeout bounds
 # the fulfilment of a whole order, however many seats it has.

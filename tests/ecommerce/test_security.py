@@ -1,9 +1,11 @@
 """Who gets in: the Oscar dashboard is for staff only, and a session (cookie) login must send
 the CSRF token to change anything through the API; a JWT needs none (no cookie to ride on)."""
 
+import io
 import json
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +74,22 @@ def test_a_session_login_with_the_csrf_token_may_buy(learner_account, seats):
 def test_a_jwt_request_needs_no_csrf_token(api, seats, learner):
     api.client = Client(enforce_csrf_checks=True)
     assert api.buy(learner, [seats[0].sku], checkout=False).status_code == 201
+
+
+def test_the_staff_account_gets_the_email_the_deployment_sets(settings, monkeypatch, django_user_model):
+    """Not a published address anyone could ask a password reset for (issue 28); an account made
+    with an older one takes the setting's at the next ensure_staff."""
+    monkeypatch.setenv("ECOMMERCE_STAFF_PASSWORD", "a-long-enough-password")
+    settings.ECOMMERCE_STAFF_EMAIL = "ops-team@orders.example.com"
+    call_command("ensure_staff", "--username", "the_staff", stdout=io.StringIO())
+    assert django_user_model.objects.get(username="the_staff").email == "ops-team@orders.example.com"
+    settings.ECOMMERCE_STAFF_EMAIL = "night-shift@orders.example.com"
+    call_command("ensure_staff", "--username", "the_staff", stdout=io.StringIO())
+    assert django_user_model.objects.get(username="the_staff").email == "night-shift@orders.example.com"
+
+
+def test_the_staff_account_has_no_email_unless_one_is_set(settings, monkeypatch, django_user_model):
+    monkeypatch.setenv("ECOMMERCE_STAFF_PASSWORD", "a-long-enough-password")
+    settings.ECOMMERCE_STAFF_EMAIL = ""
+    call_command("ensure_staff", "--username", "the_staff", stdout=io.StringIO())
+    assert django_user_model.objects.get(username="the_staff").email == ""
