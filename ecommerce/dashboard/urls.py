@@ -11,10 +11,11 @@ import re
 from django.apps import apps
 from django.db import transaction
 from django.http import Http404
-from django.urls import include, path, re_path
+from django.urls import URLResolver, include, path, re_path
 from django.views.generic import RedirectView
 
 from ecommerce.dashboard.index import IndexView
+from ecommerce.dashboard.keyset import refuses_malformed_page
 from ecommerce.dashboard.orders import OrderListView
 from ecommerce.dashboard.statistics import OrderStatsView
 from ecommerce.dashboard.users import UserListView
@@ -35,7 +36,20 @@ def dashboard_urls():
         protected("orders_dashboard", "orders/statistics/", OrderStatsView, "order-stats"),
         protected("users_dashboard", "users/", UserListView, "users-index"),
     ]
-    return include((replaced + dashboard.get_urls(), dashboard.label), namespace=dashboard.namespace)
+    patterns = page_numbers_checked(replaced + dashboard.get_urls())
+    return include((patterns, dashboard.label), namespace=dashboard.namespace)
+
+
+def page_numbers_checked(patterns: list) -> list:
+    """Every dashboard view behind ``refuses_malformed_page``, as Oscar's own
+    ``post_process_urls`` decorates its patterns' callbacks (each pattern once)."""
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            page_numbers_checked(pattern.url_patterns)
+        elif not getattr(pattern.callback, "page_number_checked", False):
+            pattern.callback = refuses_malformed_page(pattern.callback)
+            pattern.callback.page_number_checked = True
+    return patterns
 
 
 def without_dashboard(patterns: list) -> list:
