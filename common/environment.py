@@ -375,6 +375,19 @@ TABLE: tuple[Variable, ...] = (
         shown="`true`; `false` under settings.production",
     ),
     Variable("ECOMMERCE_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "ecommerce's ALLOWED_HOSTS"),
+    Variable(
+        "ECOMMERCE_LOGIN_FAILURES",
+        "5",
+        "int",
+        "failed dashboard logins of one username after which it is locked out (django-axes; 429)",
+    ),
+    Variable(
+        "ECOMMERCE_LOGIN_LOCKOUT_SECONDS",
+        "900",
+        "int",
+        "how long a locked-out username stays refused (each further try starts it again); "
+        "`manage.py axes_reset_username NAME` lifts it",
+    ),
     Variable("ECOMMERCE_MAX_BODY_BYTES", "65536", "int", "largest request body ecommerce parses"),
     Variable("JWT_LEEWAY_SECONDS", "5", "int", "clock skew allowed on a token's `exp`"),
     Variable(

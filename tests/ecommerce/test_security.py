@@ -93,3 +93,33 @@ def test_the_staff_account_has_no_email_unless_one_is_set(settings, monkeypatch,
     settings.ECOMMERCE_STAFF_EMAIL = ""
     call_command("ensure_staff", "--username", "the_staff", stdout=io.StringIO())
     assert django_user_model.objects.get(username="the_staff").email == ""
+
+
+def dashboard_login(client, username, password):
+    return client.post("/dashboard/login/", {"username": username, "password": password}, **HOST)
+
+
+def test_dashboard_logins_are_throttled_per_username(settings, django_user_model):
+    """Issue 28: after AXES_FAILURE_LIMIT wrong passwords for one username, even the right one
+    is refused (429) from any client, and no session is made; other usernames are unaffected."""
+    django_user_model.objects.create_user("guarded", "g@example.com", "the-right-password", is_staff=True)
+    django_user_model.objects.create_user("bystander", "b@example.com", "the-other-password", is_staff=True)
+    attacker = Client()
+    for attempt in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert dashboard_login(attacker, "guarded", f"guess-{attempt}").status_code == 200  # the form again
+    assert dashboard_login(attacker, "guarded", "guess-last").status_code == 429
+    owner = Client()
+    locked = dashboard_login(owner, "guarded", "the-right-password")
+    assert locked.status_code == 429
+    assert "_auth_user_id" not in owner.session
+    assert dashboard_login(Client(), "bystander", "the-other-password").status_code == 302
+
+
+def test_a_successful_login_clears_the_failures(settings, django_user_model):
+    django_user_model.objects.create_user("forgetful", "f@example.com", "the-right-password", is_staff=True)
+    client = Client()
+    for round_ in range(2):
+        for attempt in range(settings.AXES_FAILURE_LIMIT - 1):
+            assert dashboard_login(client, "forgetful", f"guess-{round_}-{attempt}").status_code == 200
+        assert dashboard_login(client, "forgetful", "the-right-password").status_code == 302
+        client.logout()
