@@ -309,6 +309,15 @@ TABLE: tuple[Variable, ...] = (
         "signs learner tokens (shared by both services, and the load suite's paid journey)",
         shown="a local default",
     ),
+    Variable(
+        "STAFF_JWT_SECRET_KEY",
+        None,
+        "str",
+        "signs the only tokens that reach a staff account through ecommerce's API (a key of its own, "
+        "never JWT_SECRET_KEY, held by no Locust host); unset: no token reaches staff; `make up` "
+        "generates one into `var/staff-jwt-secret`",
+        shown="unset",
+    ),
     Variable("JWT_ISSUER", "lms-stub", "str", "learner tokens' `iss` (shared; must match)"),
     Variable(
         "EDX_API_KEY",
@@ -342,6 +351,14 @@ TABLE: tuple[Variable, ...] = (
     ),
     Variable("ECOMMERCE_STAFF_USER", "staff", "str", "dashboard user `make up` creates", shell=True),
     Variable(
+        "ECOMMERCE_STAFF_EMAIL",
+        None,
+        "str",
+        "e-mail address `ensure_staff` gives that user: set one only its operators read; unset, it has "
+        "none (no published address anyone can ask a password reset for)",
+        shown="none",
+    ),
+    Variable(
         "ECOMMERCE_STAFF_PASSWORD",
         None,
         "str",
@@ -359,8 +376,39 @@ TABLE: tuple[Variable, ...] = (
         shown="`true`; `false` under settings.production",
     ),
     Variable("ECOMMERCE_ALLOWED_HOSTS", "127.0.0.1,localhost", "list", "ecommerce's ALLOWED_HOSTS"),
+    Variable(
+        "ECOMMERCE_LOGIN_FAILURES",
+        "5",
+        "int",
+        "failed dashboard logins of one username after which it is locked out (django-axes; 429)",
+    ),
+    Variable(
+        "ECOMMERCE_LOGIN_LOCKOUT_SECONDS",
+        "900",
+        "int",
+        "how long a locked-out username stays refused (each further try starts it again); "
+        "`manage.py axes_reset_username NAME` lifts it",
+    ),
     Variable("ECOMMERCE_MAX_BODY_BYTES", "65536", "int", "largest request body ecommerce parses"),
     Variable("JWT_LEEWAY_SECONDS", "5", "int", "clock skew allowed on a token's `exp`"),
+    Variable(
+        "JWT_MAX_LIFETIME_SECONDS",
+        "3600",
+        "int",
+        "a token whose `exp` lies further ahead than this is refused (401), whatever key signed it",
+    ),
+    Variable(
+        "ECOMMERCE_SMTP_HOST",
+        None,
+        "str",
+        "settings.production sends mail (Oscar's, the dashboard's password resets) through this SMTP "
+        "server; unset: no mail is sent at all (never to a log)",
+        shown="unset",
+    ),
+    Variable("ECOMMERCE_SMTP_PORT", "587", "int", "its port"),
+    Variable("ECOMMERCE_SMTP_USER", "", "str", "its user", shown="none"),
+    Variable("ECOMMERCE_SMTP_PASSWORD", "", "str", "its password", shown="none"),
+    Variable("ECOMMERCE_SMTP_STARTTLS", "true", "bool", "STARTTLS to it"),
     Variable(
         "LMS_ENROLLMENT_TIMEOUT",
         "7",

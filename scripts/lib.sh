@@ -1,6 +1,11 @@
 # What every shell entry point shares: the environment's names and defaults, and helpers.
 # Sourced, never run.
 
+# What the scripts and the processes they start write (logs, pid files, databases, run folders)
+# is the owner's, readable by its group, never by every user of the machine: a log may hold
+# what a request carried.
+umask 027
+
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

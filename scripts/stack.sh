@@ -12,11 +12,14 @@
 #   scripts/stack.sh settings print the settings the services would run with in this
 #                             environment (NAME=value); var/run/stack.env holds the running ones
 #   scripts/stack.sh urls     print the addresses and the dashboard login
+#   scripts/stack.sh staff-password / staff-jwt-secret   print the staff login's password, or
+#                             the key that signs staff tokens (generated once into var/)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 STAFF_USER=$ECOMMERCE_STAFF_USER
 STAFF_PASSWORD_FILE=$VAR_DIR/staff-password
+STAFF_JWT_SECRET_FILE=$VAR_DIR/staff-jwt-secret
 
 manage() { "$PYTHON" "$ROOT/manage.py" "$@"; }
 manage_lms() { DJANGO_SETTINGS_MODULE=settings.lms_stub "$PYTHON" "$ROOT/manage.py" "$@"; }
@@ -52,6 +55,20 @@ staff_password() {
   fi
 }
 
+# staff_jwt_secret: STAFF_JWT_SECRET_KEY if set, else one generated once into var/ (0600).
+# Only ecommerce is given it (launch_service) and the index audit reads it here: the load
+# suite's processes never hold a key that reaches staff.
+staff_jwt_secret() {
+  if [ -n "${STAFF_JWT_SECRET_KEY:-}" ]; then
+    printf '%s' "$STAFF_JWT_SECRET_KEY"
+  else
+    if [ ! -s "$STAFF_JWT_SECRET_FILE" ]; then
+      (umask 077 && "$PYTHON" -c "import secrets; print(secrets.token_urlsafe(48), end='')" >"$STAFF_JWT_SECRET_FILE")
+    fi
+    cat "$STAFF_JWT_SECRET_FILE"
+  fi
+}
+
 # seed_catalog: the courses lms_stub sells (CATALOG_COURSES) exist in ecommerce's catalogue.
 seed_catalog() {
   as_owner manage seed_catalog --courses "$CATALOG_COURSES" --site-domain "127.0.0.1:$ECOMMERCE_PORT"
@@ -73,6 +90,7 @@ prepare() {
   "$ROOT/scripts/bootstrap.sh"
   "$ROOT/scripts/mysql.sh" up
   mkdir -p "$RUN_DIR" "$LOG_DIR"
+  chmod -R o-rwx "$LOG_DIR"  # logs an older checkout made world-readable
   say "stack: migrating"
   # The LMS's database alongside ecommerce's steps: separate databases, separate processes.
   as_owner manage_lms migrate --noinput -v0 &
@@ -89,7 +107,7 @@ prepare() {
 # until it answers; both services are launched before either is awaited, so that their
 # workers' start-up (mostly importing Django and Oscar) overlaps.
 launch_service() {
-  local name=$1 conf=$2 port=$3 cpus=${4:-} pidfile=$RUN_DIR/$1.pid pin=()
+  local name=$1 conf=$2 port=$3 cpus=${4:-} pidfile=$RUN_DIR/$1.pid pin=() staff_key=
   if pid_alive "$pidfile"; then
     say "$name: already running (pid $(cat "$pidfile"))"
     return 0
@@ -99,6 +117,8 @@ launch_service() {
   fi
   rm -f "$pidfile"
   [ -n "$cpus" ] && pin=(taskset -c "$cpus")
+  # The key that signs staff tokens reaches ecommerce alone (its environment, not its argv).
+  if [ "$name" = ecommerce ]; then staff_key=$(staff_jwt_secret); fi
   # With a New Relic license key (or config file) the agent wraps gunicorn; each service
   # reports as its own application, "<NEW_RELIC_APP_NAME or orderservice>-<service>".
   local agent=() app_name=$NEW_RELIC_APP_NAME-$name
@@ -107,7 +127,7 @@ launch_service() {
     say "$name: under the New Relic agent as \"$app_name\""
   fi
   # exec: no shell lingers as the server's parent holding this script's stdout open.
-  (cd "$ROOT" && NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
+  (cd "$ROOT" && export STAFF_JWT_SECRET_KEY=$staff_key && NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
     </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
 }
 
@@ -261,5 +281,6 @@ case ${1:-} in
   urls) urls ;;
   settings) settings ;;
   staff-password) staff_password && echo ;;
-  *) die "usage: scripts/stack.sh up|down|stop|restart|status|settings|urls|staff-password" ;;
+  staff-jwt-secret) staff_jwt_secret && echo ;;
+  *) die "usage: scripts/stack.sh up|down|stop|restart|status|settings|urls|staff-password|staff-jwt-secret" ;;
 esac

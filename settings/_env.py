@@ -26,6 +26,11 @@ def env_str(name: str, production: bool = False) -> str:
     return value
 
 
+def env_optional(name: str) -> str | None:
+    """The variable's value, or None when it is unset (a variable without a default)."""
+    return _read(environment.env_str, name)
+
+
 def env_int(name: str) -> int:
     return _read(environment.env_int, name)
 

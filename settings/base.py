@@ -5,6 +5,7 @@ are those of the table in common/environment.py (README.md, "Configuration"). ``
 refuses to start without the secrets.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -16,6 +17,7 @@ from settings._env import (
     env_float,
     env_int,
     env_list,
+    env_optional,
     env_rate,
     env_str,
     load_test_switch,
@@ -49,6 +51,7 @@ INSTALLED_APPS = [
     "ecommerce.payment",
     "ecommerce.counters",
     "ecommerce.dashboard",
+    "axes",  # dashboard login throttling: django-axes, after the apps whose templates it may use
 ]
 
 MIDDLEWARE = [
@@ -65,6 +68,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Lazy: the basket is only loaded when a storefront page asks for it, never by the API.
     "oscar.apps.basket.middleware.BasketMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its answer (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ecommerce.urls"
@@ -96,9 +101,26 @@ DATABASES = {"default": mysql_database("ECOMMERCE", env_str("ECOMMERCE_DB_NAME")
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 
 AUTHENTICATION_BACKENDS = (
+    # First: refuses a login for a locked-out username before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
     "oscar.apps.customer.auth_backends.EmailBackend",
     "django.contrib.auth.backends.ModelBackend",
 )
+
+# Password logins (the dashboard's form; JWTs never log in) are throttled by django-axes: after
+# ECOMMERCE_LOGIN_FAILURES failures for one username, that username is refused (429) for
+# ECOMMERCE_LOGIN_LOCKOUT_SECONDS, whatever address it comes from (behind the balancer every
+# address is the balancer's). The attempts live in axes' tables (its migrations); a successful
+# login clears them. docs/decisions.md says why a username and not an address.
+AXES_FAILURE_LIMIT = env_int("ECOMMERCE_LOGIN_FAILURES")
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("ECOMMERCE_LOGIN_LOCKOUT_SECONDS"))
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes.W006 asks for the address among the parameters, against attackers who rotate user agents
+# or cookies: neither changes a username, and an address would lock every user out at once
+# behind the balancer (the per-address limits are HAProxy's stick tables).
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
 LOGIN_REDIRECT_URL = "/dashboard/"
 
 LANGUAGE_CODE = "en-us"
@@ -121,7 +143,12 @@ STORAGES = {
 # Request bodies of the API are small; a larger body is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("ECOMMERCE_MAX_BODY_BYTES")
 
+# A developer's machine shows mail in the service's log (var/log, not world-readable);
+# settings.production never does.
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+
+# The dashboard's staff account, as ensure_staff makes it; no e-mail unless one is set.
+ECOMMERCE_STAFF_EMAIL = env_optional("ECOMMERCE_STAFF_EMAIL") or ""
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -157,9 +184,17 @@ SPECTACULAR_SETTINGS = {
 # --- The order service ------------------------------------------------------------------------
 
 # JWTs from the LMS: HS256 only, signed with this shared secret, "iss" equal to JWT_ISSUER.
+# Staff are reached only through tokens signed with a key of their own (ecommerce.core.auth);
+# unset, no token reaches staff.
 JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
+STAFF_JWT_SECRET_KEY = env_optional("STAFF_JWT_SECRET_KEY")
+if STAFF_JWT_SECRET_KEY == JWT_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "STAFF_JWT_SECRET_KEY must not be JWT_SECRET_KEY: learner tokens would be staff."
+    )
 JWT_ISSUER = env_str("JWT_ISSUER")
 JWT_LEEWAY_SECONDS = env_int("JWT_LEEWAY_SECONDS")
+JWT_MAX_LIFETIME_SECONDS = env_int("JWT_MAX_LIFETIME_SECONDS")
 
 # Fulfilment: the LMS enrollment API and the key ecommerce presents to it. The timeout bounds
 # the fulfilment of a whole order, however many seats it has.

@@ -10,7 +10,9 @@ from settings._env import (
     env_bool,
     env_int,
     env_list,
+    env_optional,
     env_str,
+    is_published_secret,
     load_test_switch,
     require_secrets,
 )
@@ -27,6 +29,22 @@ REQUIRED_SECRETS = (
 require_secrets(REQUIRED_SECRETS, "production settings")
 
 DEBUG = False
+
+if STAFF_JWT_SECRET_KEY and is_published_secret(STAFF_JWT_SECRET_KEY):  # noqa: F405
+    raise ImproperlyConfigured("STAFF_JWT_SECRET_KEY has a value published in the repository.")
+
+# Mail goes to an SMTP server or nowhere: never to the console, whose output is the service's
+# log (a password-reset link in a log file is the account).
+EMAIL_HOST = env_optional("ECOMMERCE_SMTP_HOST")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("ECOMMERCE_SMTP_PORT")
+    EMAIL_HOST_USER = env_str("ECOMMERCE_SMTP_USER")
+    EMAIL_HOST_PASSWORD = env_str("ECOMMERCE_SMTP_PASSWORD")
+    EMAIL_USE_TLS = env_bool("ECOMMERCE_SMTP_STARTTLS")
+    EMAIL_TIMEOUT = 10
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 
 # No storefront (registration, basket, checkout) unless a load-test deployment sets it to true.
 ECOMMERCE_STOREFRONT = load_test_switch("ECOMMERCE_STOREFRONT", deployed=True)

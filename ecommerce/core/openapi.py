@@ -80,8 +80,9 @@ class JwtAuthenticationScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": (
                 'A learner token signed by the LMS, sent as "Authorization: JWT <token>" (the keyword '
-                "is JWT, not Bearer): HS256, claims username, email, exp and iss (equal to "
-                'JWT_ISSUER). A staff account is reached only with "administrator": true.'
+                "is JWT, not Bearer): HS256, claims username, email, exp (at most "
+                "JWT_MAX_LIFETIME_SECONDS ahead) and iss (equal to JWT_ISSUER). A staff account is "
+                "reached only by a token signed with STAFF_JWT_SECRET_KEY, never the learners' key."
             ),
         }
 

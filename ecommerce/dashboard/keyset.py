@@ -12,12 +12,17 @@ status before the range began (1.7 s for one page at 4 M orders); the keys alone
 of the (status, date_placed) index (ecommerce/fulfillment/migrations/0002).
 """
 
+import functools
+import re
 from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 from django.http import Http404, QueryDict
 
 OLDER, NEWER, PAGE = "before", "after", "page"
+# A row id as a cursor, and a page number: ASCII digits, short enough for a BIGINT and for int().
+CURSOR = re.compile(r"[0-9]{1,18}\Z")
+PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}\Z")
 
 
 @dataclass
@@ -46,7 +51,7 @@ def keyset_page(queryset: QuerySet, fields: tuple[str, ...], params: QueryDict, 
     cursor, lookup = (params.get(OLDER), "lt") if params.get(OLDER) else (params.get(NEWER), "gt")
     if not cursor:
         return _first_page(queryset, fields, params, size)
-    if not cursor.isdigit():
+    if not CURSOR.match(cursor):  # ASCII digits only: "²".isdigit() is true, int("²") fails
         raise Http404("The page cursor is not an id.")
     values = queryset.model._default_manager.filter(pk=cursor).values_list(*fields).first()
     if values is None:
@@ -94,9 +99,25 @@ def _query(params: QueryDict, direction: str, pk, number: int) -> str:
 
 
 def _page_label(params: QueryDict) -> int:
+    """The page number the link carried (dashboard_urls refuses a malformed one before here)."""
     value = params.get(PAGE, "")
-    return int(value) if value.isdigit() and int(value) > 0 else 1
+    return int(value) if PAGE_NUMBER.match(value) else 1
 
 
 def _descending(fields):
     return [f"-{name}" for name in fields]
+
+
+def refuses_malformed_page(view):
+    """``view``, answering 404 when the request's ``page`` is not a page number (``²``, ``abc``,
+    ``-1``, ``0``, thousands of digits) instead of whatever the view would make of it: a keyset
+    label, Django's paginator or django-tables2's (which fall back to page 1 or fail)."""
+
+    @functools.wraps(view)
+    def checked(request, *args, **kwargs):
+        page = request.GET.get(PAGE)
+        if page is not None and not PAGE_NUMBER.match(page):
+            raise Http404("The page number is not a whole number of at least 1.")
+        return view(request, *args, **kwargs)
+
+    return checked

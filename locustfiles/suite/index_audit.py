@@ -34,10 +34,13 @@ REPEAT = 3
 
 @dataclass
 class Audit:
-    """What a path needs: the stack's URLs and secrets, and the preload's size."""
+    """What a path needs: the stack's URLs and secrets, and the preload's size. The staff
+    password and the key that signs staff tokens come from the stack (scripts/stack.sh), for
+    this process on the controlling machine only: no Locust process holds them."""
 
     stack: Stack
     staff_password: str
+    staff_jwt_secret: str
     preloaded: int
     courses: int
     session: requests.Session = field(default_factory=requests.Session)
@@ -46,21 +49,15 @@ class Audit:
     def env(self) -> dict:
         return self.stack.env
 
-    def token(self, username: str, **claims) -> str:
-        return tokens.mint(
-            get("JWT_SECRET_KEY", self.env),
-            get("JWT_ISSUER", self.env),
-            username,
-            f"{username}@example.com",
-            300,
-            **claims,
-        )
+    def token(self, username: str, secret: str) -> str:
+        issuer = get("JWT_ISSUER", self.env)
+        return tokens.mint(secret, issuer, username, f"{username}@example.com", 300)
 
     def learner(self, username: str) -> dict:
-        return tokens.authorization(self.token(username))
+        return tokens.authorization(self.token(username, get("JWT_SECRET_KEY", self.env)))
 
     def staff(self) -> dict:
-        return tokens.authorization(self.token(get("ECOMMERCE_STAFF_USER", self.env), administrator=True))
+        return tokens.authorization(self.token(get("ECOMMERCE_STAFF_USER", self.env), self.staff_jwt_secret))
 
     def ecommerce(self, method: str, path: str, expect: tuple[int, ...], **kwargs) -> requests.Response:
         response = self.session.request(method, self.stack.ecommerce_url + path, timeout=60, **kwargs)
@@ -281,17 +278,20 @@ def markdown(rows: list[dict], preloaded: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stack_secret(name: str) -> str:
+    """``scripts/stack.sh staff-password`` or ``staff-jwt-secret``: what the stack generated."""
+    done = subprocess.run(
+        [str(commands.ROOT / "scripts/stack.sh"), name], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="make index-audit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=None, help="also write the table here (markdown)")
     options = parser.parse_args(argv)
     stack = Stack()
-    password = subprocess.run(
-        [str(commands.ROOT / "scripts/stack.sh"), "staff-password"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    password, staff_jwt_secret = stack_secret("staff-password"), stack_secret("staff-jwt-secret")
     from locustfiles.suite import facts
     from locustfiles.suite.preload import status
 
@@ -299,7 +299,7 @@ def main(argv=None) -> None:
     if preloaded < 1:
         raise SystemExit("index-audit: nothing is preloaded; run `make preload ORDERS=N` first")
     courses = get("CATALOG_COURSES", stack.env)
-    rows = run(Audit(stack, password, preloaded, courses), facts.databases())
+    rows = run(Audit(stack, password, staff_jwt_secret, preloaded, courses), facts.databases())
     text = markdown(rows, preloaded)
     print(text)
     if options.out:

@@ -41,13 +41,11 @@ class Lms:
         return response.json()
 
 
-ADMIN = {"administrator": True}  # the claim that lets a token act for a staff account
-
-
 class Api:
     """The ecommerce API through Django's test client, as the LMS (or a learner) calls it.
 
-    ``username`` signs a learner token for that name; ``claims`` adds claims to it.
+    ``username`` signs a learner token for that name; ``claims`` adds claims to it; ``staff``
+    signs it with the staff key instead (a token that acts for a staff account).
     """
 
     def __init__(self):
@@ -57,22 +55,23 @@ class Api:
         body = {"products": [{"sku": sku} for sku in skus], "checkout": checkout}
         return self.post_json("/api/v2/baskets/", body, username, key=key, **headers)
 
-    def post_json(self, path, body, username=None, key=None, claims=None, **headers):
+    def post_json(self, path, body, username=None, key=None, claims=None, staff=False, **headers):
         if key is not None:
             headers["HTTP_IDEMPOTENCY_KEY"] = key
-        headers = self._auth(username, claims, headers)
+        headers = self._auth(username, claims, staff, headers)
         return self.client.post(path, json.dumps(body), content_type="application/json", **headers)
 
-    def get(self, path, username=None, claims=None, **headers):
-        return self.client.get(path, **self._auth(username, claims, headers))
+    def get(self, path, username=None, claims=None, staff=False, **headers):
+        return self.client.get(path, **self._auth(username, claims, staff, headers))
 
-    def put(self, path, username=None, claims=None, **headers):
-        return self.client.put(path, **self._auth(username, claims, headers))
+    def put(self, path, username=None, claims=None, staff=False, **headers):
+        return self.client.put(path, **self._auth(username, claims, staff, headers))
 
     @staticmethod
-    def _auth(username, claims, headers) -> dict:
+    def _auth(username, claims, staff, headers) -> dict:
         if username:
-            return {**headers, **tokens.auth_header(username, **(claims or {}))}
+            key = tokens.STAFF_SECRET if staff else tokens.SECRET
+            return {**headers, **tokens.auth_header(username, key=key, **(claims or {}))}
         return headers
 
 

@@ -112,12 +112,56 @@ def test_a_learner_token_cannot_act_for_a_staff_account(api, seats, staff):
     assert row_counts() == before
 
 
-def test_an_administrator_token_acts_for_a_staff_account(api, staff):
+def test_an_administrator_claim_signed_with_the_learners_key_is_not_staff(api, seats, staff):
+    """Every Locust host and the LMS hold JWT_SECRET_KEY: what it signs never reaches staff."""
+    before = row_counts()
     response = api.get("/api/v2/orders/", staff.username, claims={"administrator": True})
-    assert response.status_code == 200
+    assert_401(response, "staff account")
+    admin_claim = tokens.token(staff.username, administrator=True)
+    assert_401(buy_with_header(api, seats, "JWT " + admin_claim), "staff account")
+    assert row_counts() == before
+
+
+def test_a_token_signed_with_the_staff_key_acts_for_a_staff_account(api, staff):
+    response = api.get("/api/v2/orders/", staff.username, staff=True)
+    assert response.status_code == 200, response.content
+    # staff may retry any order's fulfilment: an unknown one is 404, not a learner's 403
+    assert api.put("/api/v2/orders/999999/fulfill/", staff.username, staff=True).status_code == 404
+
+
+def test_without_a_staff_key_no_token_reaches_staff(api, staff, settings):
+    settings.STAFF_JWT_SECRET_KEY = None
+    assert_401(api.get("/api/v2/orders/", staff.username, staff=True), "not valid")
+    assert_401(api.get("/api/v2/orders/", staff.username, claims={"administrator": True}), "staff account")
+
+
+def test_a_staff_token_must_name_a_staff_account(api, django_user_model):
+    django_user_model.objects.create(username="plain", email="p@example.com")
+    before = row_counts()
+    assert_401(api.get("/api/v2/orders/", "plain", staff=True), "staff account")
+    assert_401(api.get("/api/v2/orders/", "nobody_yet", staff=True), "staff account")
+    assert row_counts() == before
 
 
 def test_the_administrator_claim_gives_a_learner_nothing(api, django_user_model):
     django_user_model.objects.create(username="plain", email="p@example.com")
     response = api.put("/api/v2/orders/1/fulfill/", "plain", claims={"administrator": True})
     assert response.status_code == 403
+
+
+THIRTY_ONE_YEARS = 31 * 365 * 86400
+
+
+@pytest.mark.parametrize("staff_key", [False, True], ids=["learner", "staff"])
+def test_a_token_that_lives_31_years_is_401(api, seats, staff, staff_key):
+    exp = int(time.time()) + THIRTY_ONE_YEARS
+    name = staff.username if staff_key else "patient_learner"
+    response = api.get("/api/v2/orders/", name, claims={"exp": exp}, staff=staff_key)
+    assert_401(response, "lives too long")
+
+
+def test_a_token_within_the_maximum_lifetime_is_taken(api, settings):
+    exp = int(time.time()) + settings.JWT_MAX_LIFETIME_SECONDS
+    assert api.get("/api/v2/orders/", "hour_learner", claims={"exp": exp}).status_code == 200
+    settings.JWT_MAX_LIFETIME_SECONDS = 60
+    assert_401(api.get("/api/v2/orders/", "hour_learner", claims={"exp": exp}), "at most 60 s ahead")

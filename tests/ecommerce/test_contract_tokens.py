@@ -21,7 +21,8 @@ def mint(**claims) -> str:
 
 
 def test_a_contract_token_is_accepted():
-    claims = decode_token(mint())
+    claims, staff = decode_token(mint())
+    assert not staff
     assert (claims["username"], claims["email"], claims["iss"]) == (
         "learner_0123456789abcdef",
         "l@example.com",
@@ -57,4 +58,5 @@ def test_a_token_as_edx_ecommerce_api_client_1_1_2_minted_it_is_accepted():
         settings.JWT_SECRET_KEY,
         algorithm="HS256",
     )
-    assert decode_token(token)["username"] == "learner_0123456789abcdef"
+    claims, staff = decode_token(token)
+    assert claims["username"] == "learner_0123456789abcdef" and not staff

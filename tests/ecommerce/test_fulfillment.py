@@ -12,7 +12,6 @@ from oscar.core.loading import get_model
 
 from common.contract.courses import COURSE_ATTRIBUTE
 from common.contract.statuses import LINE, ORDER
-from tests.ecommerce.helpers import ADMIN
 from tests.support import servers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,7 +31,7 @@ def failed_order(api, learner, seat, expected_line_status):
 
 
 def retry_as_staff(api, staff, number):
-    return api.put(f"/api/v2/orders/{number}/fulfill/", staff.username, claims=ADMIN)
+    return api.put(f"/api/v2/orders/{number}/fulfill/", staff.username, staff=True)
 
 
 def test_lms_server_error_then_retry_completes(api, lms, seats, learner, staff):
@@ -119,7 +118,7 @@ def test_only_staff_may_retry(api, lms, seats, learner):
 
 
 def test_retrying_an_unknown_order_is_404(api, staff, db):
-    response = api.put("/api/v2/orders/999999/fulfill/", staff.username, claims=ADMIN)
+    response = api.put("/api/v2/orders/999999/fulfill/", staff.username, staff=True)
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
 

@@ -8,8 +8,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.ecommerce.helpers import ADMIN
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -34,7 +32,7 @@ def test_a_learner_lists_only_their_own_orders_newest_first(api, orders, learner
 
 
 def test_staff_list_every_order(api, orders, staff):
-    response = api.get("/api/v2/orders/", staff.username, claims=ADMIN)
+    response = api.get("/api/v2/orders/", staff.username, staff=True)
     assert numbers(response) == [orders["theirs"], *orders["mine"]]
 
 
@@ -67,7 +65,7 @@ def test_another_learners_order_is_404(api, orders, learner):
 
 
 def test_staff_read_any_order(api, orders, staff):
-    assert api.get(f"/api/v2/orders/{orders['theirs']}/", staff.username, claims=ADMIN).status_code == 200
+    assert api.get(f"/api/v2/orders/{orders['theirs']}/", staff.username, staff=True).status_code == 200
 
 
 # Equal under the database's utf8mb4_unicode_ci: case, and any two characters outside the Basic

@@ -60,6 +60,25 @@ def test_a_changed_setting_restarts_the_services_and_names_it(stack_env):
     assert "restarting the services: ECOMMERCE_WORKERS 1 -> 2" in smoke(stack_env)
 
 
+def test_the_stacks_logs_and_secrets_are_not_for_every_user(stack_env):
+    """Issue 28: a log may hold what a request carried (a reset link, under the console mail
+    backend of a developer's machine); the stack's logs and generated secrets are the owner's
+    and its group's only, and only ecommerce holds the staff token key."""
+    var = Path(stack_env["VAR_DIR"])
+    logs = [path for path in (var / "log").iterdir() if path.is_file()]
+    assert {"ecommerce.out", "ecommerce.log"} <= {path.name for path in logs}
+    for path in [var / "log", *logs]:
+        assert path.stat().st_mode & 0o007 == 0, (path, oct(path.stat().st_mode))
+    assert (var / "staff-jwt-secret").stat().st_mode & 0o077 == 0
+    ecommerce_env = Path(f"/proc/{server_pids(stack_env)['ecommerce']}/environ").read_bytes().split(b"\0")
+    lms_env = Path(f"/proc/{server_pids(stack_env)['lms_stub']}/environ").read_bytes().split(b"\0")
+    secret = (var / "staff-jwt-secret").read_bytes()
+    assert b"STAFF_JWT_SECRET_KEY=" + secret in ecommerce_env
+    assert not [
+        entry for entry in lms_env if entry.startswith(b"STAFF_JWT_SECRET_KEY=") and entry.endswith(secret)
+    ]
+
+
 def wait_for(condition, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while not condition():

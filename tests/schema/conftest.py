@@ -28,7 +28,7 @@ LMS_DB = "test_schema_lms"
 COURSES = 5
 API_KEY = "local-only-edx-api-key"
 FAULT_API_KEY = "local-only-fault-api-key"
-STAFF = "staff"  # created by ensure_staff; a token reaches it with "administrator": true
+STAFF = "staff"  # created by ensure_staff; a token signed with the staff key reaches it
 
 # Examples schemathesis generates per operation and run in its fuzzing phase (its coverage and
 # examples phases add their own, deterministic cases). `make fuzz` raises it.
@@ -127,6 +127,11 @@ def lms_schema(stack):
 def learner_token(name: str, **claims) -> str:
     """A learner token valid for ten minutes (a fuzz run outlasts the usual minute)."""
     return tokens.token(name, exp=int(time.time()) + 600, **claims)
+
+
+def staff_token() -> str:
+    """A token for the staff account, signed with the stack's staff key, valid for ten minutes."""
+    return tokens.staff_token(STAFF, exp=int(time.time()) + 600)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -12,7 +12,7 @@ import requests
 
 from common.contract import cybersource, paths
 from common.contract.courses import seat
-from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, FAULT_API_KEY, STAFF, learner_token
+from tests.schema.conftest import API_KEY, CASES, ECOMMERCE_DB, FAULT_API_KEY, learner_token, staff_token
 from tests.schema.invariants import assert_nothing_written, assert_rejected_cleanly, error_shape_problem
 from tests.support import mysql
 
@@ -106,7 +106,7 @@ class Caller:
         if endpoint.credentials == "learner":
             return {"Authorization": "JWT " + learner_token(learner or new_learner())}, {}
         if endpoint.credentials == "staff":
-            return {"Authorization": "JWT " + learner_token(STAFF, administrator=True)}, {}
+            return {"Authorization": "JWT " + staff_token()}, {}
         if endpoint.credentials == "api_key":
             return {"X-Edx-Api-Key": API_KEY}, {}
         if endpoint.credentials == "fault_key":

@@ -14,9 +14,9 @@ from tests.schema.conftest import (
     CASES,
     ECOMMERCE_DB,
     FAULT_API_KEY,
-    STAFF,
     learner_token,
     reset_faults,
+    staff_token,
 )
 from tests.schema.invariants import assert_nothing_written, error_shape_problem
 
@@ -47,7 +47,7 @@ class LearnerToken:
 @ecommerce_as_staff.auth(refresh_interval=None, retry_on=[])
 class StaffToken:
     def get(self, case, context):
-        return learner_token(STAFF, administrator=True)
+        return staff_token()
 
     def set(self, case, data, context):
         case.headers = {**(case.headers or {}), "Authorization": "JWT " + data}

@@ -12,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import mysql, templates
+from tests.support import mysql, templates, tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -184,6 +184,7 @@ def loop(ecommerce_db: str, lms_db: str, courses: int, staff_password: str, work
         "ECOMMERCE_DB_NAME": ecommerce_db,
         "LMS_DB_NAME": lms_db,
         "ECOMMERCE_STAFF_PASSWORD": staff_password,
+        "STAFF_JWT_SECRET_KEY": tokens.STAFF_SECRET,
     }
     prepare_database("ecommerce", ecommerce_db, env, courses=courses)
     prepare_database("lms_stub", lms_db, env)

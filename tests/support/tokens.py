@@ -1,4 +1,5 @@
-"""Learner tokens as the LMS signs them, and the broken ones an attacker would send."""
+"""Learner tokens as the LMS signs them, staff tokens signed with the staff key, and the broken
+ones an attacker would send."""
 
 import time
 
@@ -7,6 +8,8 @@ import jwt
 from common.contract import tokens
 
 SECRET = "local-only-jwt-secret-do-not-deploy"
+# The key the test settings and the test stacks sign staff tokens with (STAFF_JWT_SECRET_KEY).
+STAFF_SECRET = "test-only-staff-jwt-secret-not-the-learners-key"
 ISSUER = "lms-stub"
 
 
@@ -23,6 +26,11 @@ def claims_for(name: str, **overrides) -> dict:
 
 def token(name: str, key: str = SECRET, algorithm: str = tokens.ALGORITHM, **overrides) -> str:
     return jwt.encode(claims_for(name, **overrides), key, algorithm=algorithm)
+
+
+def staff_token(name: str, **overrides) -> str:
+    """A token that acts for the staff account ``name``: signed with the staff key."""
+    return token(name, key=STAFF_SECRET, **overrides)
 
 
 def auth_header(name: str, **overrides) -> dict:

@@ -133,3 +133,13 @@ def test_the_roles_refuse_two_database_accounts_sharing_a_password(tmp_path):
     result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}", f"vault_mysql_monitor_password={owner}")
     assert result.returncode != 0
     assert "two database accounts share a password" in result.stdout
+
+
+def test_no_locust_host_is_given_a_key_that_reaches_staff():
+    """The Locust role passes JWT_SECRET_KEY (learner tokens for the paid journey) and never
+    STAFF_JWT_SECRET_KEY; the index audit, which acts for staff, runs on the controlling machine."""
+    role = ANSIBLE_DIR / "roles/locust"
+    texts = [path.read_text() for path in role.rglob("*") if path.is_file()]
+    environment_ = load(role / "vars/main.yml")["locust_environment"]
+    assert "JWT_SECRET_KEY" in environment_
+    assert not [text for text in texts if re.search(r"(?i)staff_jwt|STAFF_JWT_SECRET_KEY", text)]

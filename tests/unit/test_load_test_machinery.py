@@ -6,6 +6,7 @@ gunicorn would start it; the requests it makes need no database."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -231,7 +232,37 @@ STOREFRONT = [
     "/accounts/profile/",
     "/catalogue/",
     "/search/",
+    # Oscar's account routes outside its sections: a reset link is the account (issue 28).
+    "/password-reset/",
+    "/password-reset/done/",
+    "/password-reset/confirm/MQ/set-password/",
+    "/password-reset/complete/",
+    "/accounts/logout/",
+    "/offers/",
+    "/wishlists/",
 ]
+
+
+def oscar_root_paths() -> list[str]:
+    """A path under every pattern Oscar's URLconf mounts at the root, the dashboard aside
+    (a converter or group filled with "x")."""
+    from django.apps import apps
+
+    found = []
+    for pattern in apps.get_app_config("oscar").urls[0]:
+        route = re.sub(r"<[^>]+>", "x", str(pattern.pattern))
+        if route != "" and not route.startswith("dashboard/"):
+            found.append("/" + route)
+    return found
+
+
+def test_production_closes_every_route_oscar_mounts_outside_the_dashboard():
+    paths = oscar_root_paths()
+    assert "/password-reset/" in paths and "/accounts/" in paths
+    answers, _ = probe(ECOMMERCE, paths, "orders.example.com")
+    for path in paths:
+        assert answers[path]["status"] == 404, (path, answers[path])
+        assert answers[path]["view"] == "storefront_not_found", (path, answers[path])
 
 
 def test_production_answers_404_for_the_storefront():

@@ -250,3 +250,40 @@ def test_a_deployed_lms_stub_starts_with_its_secrets():
     result = lms_check(LMS_SECRETS)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+# --- Mail (issue 28: a password-reset link in a log file is the account) -----------------------
+
+SEND_MAIL = """
+import django
+django.setup()
+from django.conf import settings
+from django.core.mail import send_mail
+print(settings.EMAIL_BACKEND)
+send_mail("Password reset", "https://orders.example.com/reset/SECRET-LINK-4711/", None, ["x@example.com"])
+"""
+
+
+def test_production_mail_never_reaches_a_log():
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS and not k.startswith("ECOMMERCE_SMTP")}
+    env.update(SECRETS, DJANGO_SETTINGS_MODULE="settings.production")
+    done = processes.succeed([sys.executable, "-c", SEND_MAIL], env)
+    assert "SECRET-LINK-4711" not in done.stdout + done.stderr
+    assert done.stdout.split()[0] == "django.core.mail.backends.dummy.EmailBackend"
+
+
+def test_production_mail_goes_to_the_smtp_server_a_deployment_names():
+    smtp = {"ECOMMERCE_SMTP_HOST": "smtp.example.com", "ECOMMERCE_SMTP_PORT": "2525"}
+    assert production_setting("EMAIL_BACKEND", smtp) == "django.core.mail.backends.smtp.EmailBackend"
+    assert production_setting("EMAIL_HOST", smtp) == "smtp.example.com"
+    assert production_setting("EMAIL_PORT", smtp) == "2525"
+
+
+def test_what_the_scripts_start_writes_files_no_other_user_may_read(tmp_path):
+    """scripts/lib.sh (sourced by every script, stack.sh included) sets umask 027: the services'
+    logs, pid files and databases are the owner's and its group's only."""
+    script = f"source {ROOT}/scripts/lib.sh; umask; : >{tmp_path}/service.log; mkdir {tmp_path}/log"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["0027"]
+    assert (tmp_path / "service.log").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "log").stat().st_mode & 0o777 == 0o750
