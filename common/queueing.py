@@ -10,7 +10,9 @@ time between bursts; a worker whose CPU (or the machine's) is oversubscribed nev
 
 ``LoopLag`` samples that lateness from a daemon thread (a greenlet once gevent has patched
 ``threading``; a real thread in a sync worker, where it measures the wait for the GIL and a core
-instead). ``Codel`` judges the samples as CoDel judges a packet queue's sojourn times (Nichols
+instead), while the worker has work in flight: a wake-up costs about 0.13 ms of CPU on this
+project's VM, so sampling every 10 ms costs an idle worker nothing and a busy one about 1 % of
+its CPU. ``Codel`` judges the samples as CoDel judges a packet queue's sojourn times (Nichols
 and Jacobson, "Controlling Queue Delay", 2012): a burst is a good queue and passes; the worker
 is queueing only once *every* sample for a whole ``interval`` was above ``target``, and stops
 being so at the first sample below it. common.shedding refuses new work while it is.
@@ -51,9 +53,9 @@ class Codel:
 
 
 class LoopLag:
-    """Samples how late a sleep of ``tick`` seconds wakes, into ``gate``, from the first
-    ``start()`` on (lazily: a gunicorn worker calls it at its first request, after the fork and
-    gevent's patching)."""
+    """Samples how late a sleep of ``tick`` seconds wakes, into ``gate``, while ``wanted`` is
+    set, from the first ``start()`` on (lazily: a gunicorn worker calls it at its first request,
+    after the fork and gevent's patching)."""
 
     def __init__(
         self,
@@ -67,6 +69,7 @@ class LoopLag:
         self.samples = 0
         self.last = 0.0  # the latest sample, seconds late
         self.worst = 0.0  # the latest sample taken while queueing, for the log
+        self.wanted = threading.Event()  # set while the worker has work in flight
         self._started = False
         self._lock = threading.Lock()
 
@@ -92,4 +95,7 @@ class LoopLag:
 
     def _run(self) -> None:
         while True:
+            if not self.wanted.is_set():
+                self.gate.observe(0.0, self._clock())  # an idle worker does not queue
+                self.wanted.wait()
             self.sample()

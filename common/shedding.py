@@ -72,9 +72,9 @@ LOG_EVERY_SECONDS = 10.0
 # The policies <PREFIX>_ADMISSION names: a static count, or evidence of queueing.
 IN_FLIGHT, QUEUE_DELAY = "in-flight", "queue-delay"
 POLICIES = (IN_FLIGHT, QUEUE_DELAY)
-# How often a queue-delay worker samples its loop's lateness (seconds): a few samples per
-# target, a wake-up of a few microseconds each.
-TICK_SECONDS = 0.005
+# How often a queue-delay worker with work in flight samples its loop's lateness (seconds):
+# ten samples an interval (common/queueing.py says what a wake-up costs).
+TICK_SECONDS = 0.010
 
 _ONE_SEGMENT = r"[^/]+"
 
@@ -168,7 +168,17 @@ class QueueDelay(InFlight):
                 return False
             self.busy += 1
             self.admitted += 1
-            return True
+        self.lag.wanted.set()
+        return True
+
+    def give_back(self) -> None:
+        super().give_back()
+        if not self.busy:
+            self.lag.wanted.clear()
+
+    def take_again(self) -> None:
+        super().take_again()
+        self.lag.wanted.set()
 
     def state(self) -> str:
         gate = self.lag.gate

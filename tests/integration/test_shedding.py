@@ -383,8 +383,11 @@ def test_a_busy_ecommerce_refuses_new_work_and_completes_what_it_accepted(databa
 def test_a_queue_delay_lms_takes_every_purchase_while_its_work_only_waits_on_others(databases):
     """The flood the in-flight limit sheds (the first test: about ten purchases under way, each
     waiting a second on the enrollment API) leaves a queue-delay worker's loop on time: nothing
-    waits for its CPU, so it refuses nothing."""
-    with loop(lms_limit=2, ecommerce_limit=0, LMS_ADMISSION="queue-delay") as stack:
+    waits for its CPU, so it refuses nothing. (Late by 50 ms for a whole second: what is under
+    test is that requests waiting on another service are no queue, not how long a machine that
+    runs other work may keep the process from a core now and then.)"""
+    settings = {"LMS_ADMISSION": "queue-delay", "LMS_QUEUE_TARGET_MS": "50", "LMS_QUEUE_INTERVAL_MS": "1000"}
+    with loop(lms_limit=2, ecommerce_limit=0, **settings) as stack:
         learners = [stack.learner() for _ in range(20)]
         stack.faults(latency_ms=1000)
         before = rows()
@@ -394,7 +397,9 @@ def test_a_queue_delay_lms_takes_every_purchase_while_its_work_only_waits_on_oth
         )
         stack.faults()
         after = rows()
-    assert [getattr(answer, "status_code", answer) for answer, _ in answers] == [201] * 20
+    assert [getattr(answer, "status_code", answer) for answer, _ in answers] == [201] * 20, [
+        answer.text for answer, _ in answers if getattr(answer, "status_code", 0) != 201
+    ]
     assert grown(before, after)["enrollments"] == grown(before, after)["orders"] == 20
 
 

@@ -254,6 +254,20 @@ def test_the_queue_delay_policy_refuses_new_work_only_while_the_loop_queues():
     assert "in flight" in policy.state() and "target 5 ms" in policy.state()
 
 
+def test_the_queue_delay_policy_samples_only_while_the_worker_has_work_in_flight():
+    policy = QueueDelay(LoopLag(Codel(target=0.005, interval=0.1), tick=3600))
+    assert not policy.lag.wanted.is_set()
+    policy.admit(True)
+    policy.admit(True)
+    assert policy.lag.wanted.is_set()
+    policy.give_back()
+    assert policy.lag.wanted.is_set()  # one still in flight
+    policy.give_back()
+    assert not policy.lag.wanted.is_set()  # idle: no wake-ups
+    policy.take_again()  # a request back from another service
+    assert policy.lag.wanted.is_set()
+
+
 def test_the_middleware_takes_the_policy_the_table_names(monkeypatch):
     monkeypatch.setenv("ECOMMERCE_MAX_IN_FLIGHT", "3")
     monkeypatch.setenv("ECOMMERCE_ADMISSION", "queue-delay")
