@@ -105,7 +105,30 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
             max_in_flight,
             "int",
             f"requests doing a {service} worker's work at most; past it new work (purchases, order "
-            "reads, logins) is answered `503 overloaded` at once (common/shedding.py); 0: off",
+            "reads, logins) is answered `503 overloaded` at once (common/shedding.py); 0: admission "
+            "control off, whatever the policy",
+        ),
+        Variable(
+            f"{prefix}_ADMISSION",
+            "in-flight",
+            "str",
+            f"how a {service} worker decides to refuse new work: `in-flight` (past {prefix}_MAX_IN_FLIGHT) "
+            f"or `queue-delay` (while its accepted work waits for the CPU: {prefix}_QUEUE_TARGET_MS); "
+            "common/shedding.py",
+        ),
+        Variable(
+            f"{prefix}_QUEUE_TARGET_MS",
+            "5",
+            "int",
+            f"`queue-delay`: a {service} worker refuses new work once its loop has run this late for "
+            f"all of {prefix}_QUEUE_INTERVAL_MS (common/queueing.py)",
+        ),
+        Variable(
+            f"{prefix}_QUEUE_INTERVAL_MS",
+            "100",
+            "int",
+            f"`queue-delay`: how long every sample must stay above {prefix}_QUEUE_TARGET_MS before a "
+            f"{service} worker refuses new work",
         ),
         Variable(
             f"{prefix}_WORKER_TIMEOUT",

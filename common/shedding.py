@@ -9,15 +9,21 @@ number in flight keeps growing with the arrivals, until timeouts. Bounding the n
 bounds the time: at twice its capacity the full loop answered with a p95 of 3.5 s and 7 s
 without a limit, and under 1 s with the default one (docs/decisions.md, "Load shedding").
 
-So each worker counts the requests doing its work, and while they fill its limit
-(LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT; 0 turns it off) it answers new work at once with
-503 ``overloaded`` in the services' JSON error shape and Retry-After: before the body is read,
-the learner is authenticated or the database is touched, so a refusal costs well under a
-millisecond and writes nothing. The work already accepted keeps its share of the CPU and ends
-in time; the caller may come back after Retry-After. A static limit, not a bound on the time a
-request has waited: under gevent a request does not wait in a queue before it is served, it is
-served slowly; gunicorn gives no arrival time to measure a wait from, and the number in flight
-is what that wait grows with.
+So each worker decides, request by request, whether it can take new work, and while it cannot
+it answers at once with 503 ``overloaded`` in the services' JSON error shape and Retry-After:
+before the body is read, the learner is authenticated or the database is touched, so a refusal
+costs well under a millisecond and writes nothing. The work already accepted keeps its share of
+the CPU and ends in time; the caller may come back after Retry-After. Two policies decide
+(<PREFIX>_ADMISSION; <PREFIX>_MAX_IN_FLIGHT=0 turns admission control off under either):
+
+* ``in-flight`` (the default): a static count. While the requests doing the worker's work fill
+  its limit (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain,
+  but blind: a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive
+  connections stay with the worker that won) refuses with the machine's CPU to spare.
+* ``queue-delay``: evidence of queueing. It refuses new work only while the worker's accepted
+  work waits for the CPU: its loop has run late for a whole interval (common/queueing.py, CoDel's
+  rule over the loop's lateness), whatever the count. gunicorn gives no arrival time to measure a
+  request's wait from; the loop's lateness is that wait, seen from inside.
 
 What counts. Every request that came through the middleware, except while it waits on another
 service (``waiting_on_another_service``: common.timing.outbound wraps the LMS's call to
@@ -39,8 +45,9 @@ Never shed, because it completes something already accepted:
 * everything not listed (the dashboard, the processor's stand-in, the fault API): staff and
   test tools, rare, and not where an overload comes from.
 
-These still count toward the limit (they take CPU like any other request), and they may take
-a worker past it: they only make new work be refused sooner.
+These still count toward the limit (they take CPU like any other request, and under ``queue-delay``
+they make the loop late like any other), and they may take a worker past it: they only make new
+work be refused sooner.
 """
 
 import logging
@@ -55,12 +62,19 @@ from django.core.exceptions import MiddlewareNotUsed
 from django.http import JsonResponse
 
 from common.contract import errors, paths
-from common.environment import env_int
+from common.environment import env_int, get
+from common.queueing import Codel, LoopLag
 
 logger = logging.getLogger(__name__)
 
 # How often a worker that sheds says so in its log (seconds).
 LOG_EVERY_SECONDS = 10.0
+# The policies <PREFIX>_ADMISSION names: a static count, or evidence of queueing.
+IN_FLIGHT, QUEUE_DELAY = "in-flight", "queue-delay"
+POLICIES = (IN_FLIGHT, QUEUE_DELAY)
+# How often a queue-delay worker with work in flight samples its loop's lateness (seconds):
+# ten samples an interval (common/queueing.py says what a wake-up costs).
+TICK_SECONDS = 0.010
 
 _ONE_SEGMENT = r"[^/]+"
 
@@ -132,6 +146,60 @@ class InFlight:
         with self._lock:
             self.busy += 1
 
+    def state(self) -> str:
+        """What the log says of the worker when it sheds."""
+        return f"{self.busy} in flight, limit {self.limit}"
+
+
+class QueueDelay(InFlight):
+    """Refuses new work only while the worker's accepted work waits for the CPU
+    (common.queueing: its loop ran late for a whole interval); counts what is in flight as
+    InFlight does, with no limit on the count."""
+
+    def __init__(self, lag: LoopLag):
+        super().__init__(0)
+        self.lag = lag
+
+    def admit(self, may_shed: bool) -> bool:
+        self.lag.start()
+        with self._lock:
+            if may_shed and self.lag.gate.queueing:
+                self.shed += 1
+                return False
+            self.busy += 1
+            self.admitted += 1
+        self.lag.wanted.set()
+        return True
+
+    def give_back(self) -> None:
+        super().give_back()
+        if not self.busy:
+            self.lag.wanted.clear()
+
+    def take_again(self) -> None:
+        super().take_again()
+        self.lag.wanted.set()
+
+    def state(self) -> str:
+        gate = self.lag.gate
+        return (
+            f"{self.busy} in flight, the loop {self.lag.worst * 1000:.0f} ms late "
+            f"(target {gate.target * 1000:.0f} ms for {gate.interval * 1000:.0f} ms)"
+        )
+
+
+def policy(prefix: str, limit: int) -> InFlight:
+    """The admission policy <PREFIX>_ADMISSION names, for one worker."""
+    name = get(f"{prefix}_ADMISSION")
+    if name == IN_FLIGHT:
+        return InFlight(limit)
+    if name == QUEUE_DELAY:
+        gate = Codel(
+            env_int(f"{prefix}_QUEUE_TARGET_MS") / 1000, env_int(f"{prefix}_QUEUE_INTERVAL_MS") / 1000
+        )
+        return QueueDelay(LoopLag(gate, TICK_SECONDS))
+    raise ValueError(f"{prefix}_ADMISSION is {name!r}; one of {', '.join(POLICIES)}")
+
 
 class Slot:
     """One admitted request's hold on its worker's InFlight."""
@@ -183,11 +251,11 @@ def overloaded() -> JsonResponse:
 
 
 class AdmissionMiddleware:
-    """Refuses new work while this worker's requests in flight fill its limit (the module's
+    """Refuses new work while this worker's policy says it cannot take it (the module's
     docstring). Each service installs its subclass first in MIDDLEWARE, so a refusal runs no
     other middleware: no session, no authentication, no database."""
 
-    variable = ""  # the table's name of the limit (common/environment.py)
+    prefix = ""  # the service's prefix in the table (common/environment.py)
     entries: tuple[tuple[str, re.Pattern], ...] = ()
 
     def __init__(self, get_response, limit: int | None = None):
@@ -195,9 +263,13 @@ class AdmissionMiddleware:
         if not limit:
             raise MiddlewareNotUsed
         self.get_response = get_response
-        self.in_flight = InFlight(limit)
+        self.in_flight = policy(self.prefix, limit)
         self._logged_at = time.monotonic()
         self._logged_shed = 0
+
+    @property
+    def variable(self) -> str:
+        return f"{self.prefix}_MAX_IN_FLIGHT"
 
     def __call__(self, request):
         if not self.in_flight.admit(sheddable(self.entries, request.method, request.path_info)):
@@ -216,21 +288,20 @@ class AdmissionMiddleware:
         if now - self._logged_at >= LOG_EVERY_SECONDS:
             shed = self.in_flight.shed - self._logged_shed
             logger.warning(
-                "overloaded: %s requests refused (503) in the last %.0f s; %s in flight, limit %s (%s)",
+                "overloaded: %s requests refused (503) in the last %.0f s; %s (%s_ADMISSION)",
                 shed,
                 now - self._logged_at,
-                self.in_flight.busy,
-                self.in_flight.limit,
-                self.variable,
+                self.in_flight.state(),
+                self.prefix,
             )
             self._logged_at, self._logged_shed = now, self.in_flight.shed
 
 
 class LmsAdmission(AdmissionMiddleware):
-    variable = "LMS_MAX_IN_FLIGHT"
+    prefix = "LMS"
     entries = LMS_SHEDDABLE
 
 
 class EcommerceAdmission(AdmissionMiddleware):
-    variable = "ECOMMERCE_MAX_IN_FLIGHT"
+    prefix = "ECOMMERCE"
     entries = ECOMMERCE_SHEDDABLE

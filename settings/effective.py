@@ -83,6 +83,8 @@ def effective() -> dict[str, str]:
         # Admission control (common.shedding reads them when a worker starts).
         "ECOMMERCE_MAX_IN_FLIGHT": get("ECOMMERCE_MAX_IN_FLIGHT"),
         "LMS_MAX_IN_FLIGHT": get("LMS_MAX_IN_FLIGHT"),
+        "ECOMMERCE_ADMISSION": get("ECOMMERCE_ADMISSION"),
+        "LMS_ADMISSION": get("LMS_ADMISSION"),
         "LMS_ENROLLMENT_TIMEOUT": ecommerce.LMS_ENROLLMENT_TIMEOUT,
         "ECOMMERCE_LEARNER_RATE": _rate(ecommerce.ECOMMERCE_LEARNER_RATE),
         "LMS_FAULT_LATENCY_MS": lms.LMS_FAULT_LATENCY_MS,

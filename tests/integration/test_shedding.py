@@ -378,3 +378,55 @@ def test_a_busy_ecommerce_refuses_new_work_and_completes_what_it_accepted(databa
     assert during["orders"] == 1 and during["baskets"] == 0 and during["ecommerce users"] == 0
     assert mysql.count(ECOMMERCE_DB, "auth_user", "username IN (%s, %s)", [newcomer, lms_learner]) == 0
     assert mysql.count(ECOMMERCE_DB, "order_order", "number = %s", [fields["req_reference_number"]]) == 1
+
+
+def test_a_queue_delay_lms_takes_every_purchase_while_its_work_only_waits_on_others(databases):
+    """The flood the in-flight limit sheds (the first test: about ten purchases under way, each
+    waiting a second on the enrollment API) leaves a queue-delay worker's loop on time: nothing
+    waits for its CPU, so it refuses nothing. (Late by 50 ms for a whole second: what is under
+    test is that requests waiting on another service are no queue, not how long a machine that
+    runs other work may keep the process from a core now and then.)"""
+    settings = {"LMS_ADMISSION": "queue-delay", "LMS_QUEUE_TARGET_MS": "50", "LMS_QUEUE_INTERVAL_MS": "1000"}
+    with loop(lms_limit=2, ecommerce_limit=0, **settings) as stack:
+        learners = [stack.learner() for _ in range(20)]
+        stack.faults(latency_ms=1000)
+        before = rows()
+        answers = one_after_another(
+            [lambda b=browser, i=i: stack.buy(b, 1 + i % COURSES) for i, (browser, _) in enumerate(learners)],
+            every=0.1,
+        )
+        stack.faults()
+        after = rows()
+    assert [getattr(answer, "status_code", answer) for answer, _ in answers] == [201] * 20, [
+        answer.text for answer, _ in answers if getattr(answer, "status_code", 0) != 201
+    ]
+    assert grown(before, after)["enrollments"] == grown(before, after)["orders"] == 20
+
+
+def test_a_queue_delay_ecommerce_refuses_new_work_only_while_its_cpu_is_oversubscribed(databases):
+    """Two hundred orders in a second on one ecommerce worker, several times what it can place:
+    its greenlets wait for the one CPU its process gets, its loop runs late for longer than the
+    interval (50 ms here), and it refuses new work (JSON 503, nothing written) until the work it
+    accepted has caught up; orders one after another are all taken. (A burst shorter than the
+    interval is let through, as CoDel means it to be: the flood lasts twenty intervals.)"""
+    settings = {"ECOMMERCE_ADMISSION": "queue-delay", "ECOMMERCE_QUEUE_INTERVAL_MS": "50"}
+    with loop(lms_limit=0, ecommerce_limit=1, **settings) as stack:
+        url = stack.ecommerce.url
+        one_by_one = [order(url, new_name("calm"), seat(1 + i % COURSES).sku) for i in range(10)]
+        before = rows()
+        names = [new_name("flood") for _ in range(200)]
+        answers = one_after_another(
+            [lambda n=n, i=i: order(url, n, seat(1 + i % COURSES).sku) for i, n in enumerate(names)],
+            every=0.005,
+        )
+        after = rows()
+    assert [answer.status_code for answer in one_by_one] == [201] * 10
+    statuses = [getattr(answer, "status_code", answer) for answer, _ in answers]
+    assert set(statuses) == {201, 503}, statuses
+    for answer, _ in answers:
+        if answer.status_code == 503:
+            assert_overloaded(answer)
+    accepted = [name for name, status in zip(names, statuses, strict=True) if status == 201]
+    assert grown(before, after)["orders"] == len(accepted)
+    refused = sorted(set(names) - set(accepted))
+    assert mysql.count(ECOMMERCE_DB, "auth_user", "username IN %s", [tuple(refused)]) == 0

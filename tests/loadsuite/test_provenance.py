@@ -64,6 +64,7 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "ECOMMERCE_DB_POOL": "geventpool",
         "ECOMMERCE_DB_POOL_SIZE": "4",
         "ECOMMERCE_MAX_IN_FLIGHT": "6",
+        "ECOMMERCE_ADMISSION": "queue-delay",
         "LMS_MYSQL_DRIVER": "mysqlclient",
         "DB_POOL_TIMEOUT": "5.0",
         "ORDER_COUNTER": "oscar",
@@ -79,6 +80,7 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "pool": "geventpool",
         "pool_size": 4,
         "max_in_flight": 6,
+        "admission": "queue-delay",
     }
     assert services["lms_stub"]["driver"] == "mysqlclient"
     assert services["lms_stub"]["workers"] is None  # not recorded: not guessed

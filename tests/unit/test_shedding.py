@@ -11,12 +11,14 @@ from django.test import RequestFactory
 
 from common import shedding, timing
 from common.contract import paths
+from common.queueing import Codel, LoopLag
 from common.shedding import (
     ECOMMERCE_SHEDDABLE,
     LMS_SHEDDABLE,
     EcommerceAdmission,
     InFlight,
     LmsAdmission,
+    QueueDelay,
     sheddable,
 )
 
@@ -190,3 +192,100 @@ def test_the_limit_comes_from_the_services_variable_and_zero_turns_it_off(monkey
     assert LmsAdmission(lambda r: None).in_flight.limit == 3
     with pytest.raises(MiddlewareNotUsed):
         EcommerceAdmission(lambda r: None)
+
+
+# --- The queue-delay policy (common.queueing) -----------------------------------------------------
+
+
+def test_codel_lets_a_burst_pass_and_calls_a_whole_interval_late_queueing():
+    gate = Codel(target=0.005, interval=0.1)
+    # A burst: late for less than the interval, then one sample on time.
+    assert not gate.observe(0.050, now=10.00)
+    assert not gate.observe(0.050, now=10.09)
+    assert not gate.observe(0.001, now=10.10)
+    # Late at every sample for a whole interval: queueing...
+    for now in (11.00, 11.05, 11.099):
+        assert not gate.observe(0.010, now)
+    assert gate.observe(0.010, now=11.11)
+    assert gate.observe(0.200, now=11.30)
+    # ...until the first sample under the target.
+    assert not gate.observe(0.004, now=11.31)
+    assert not gate.observe(0.010, now=11.32)
+
+
+@pytest.mark.parametrize("target, interval", [(0, 0.1), (0.005, 0), (-1, 1)])
+def test_codel_needs_a_positive_target_and_interval(target, interval):
+    with pytest.raises(ValueError):
+        Codel(target, interval)
+
+
+class FakeClock:
+    """A monotonic clock that a fake sleep moves: each sleep oversleeps by the next lateness."""
+
+    def __init__(self, lateness):
+        self.now, self.lateness = 100.0, list(lateness)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds + self.lateness.pop(0)
+
+
+def test_loop_lag_measures_how_late_each_tick_wakes_and_judges_it():
+    clock = FakeClock([0.0, 0.02, 0.02, 0.02, 0.02, 0.02, 0.0])
+    lag = LoopLag(Codel(target=0.005, interval=0.05), tick=0.005, clock=clock, sleep=clock.sleep)
+    judged = [lag.sample() for _ in range(7)]
+    assert judged == [False, False, False, True, True, True, False]
+    assert lag.samples == 7 and lag.last == 0.0
+    assert lag.worst == pytest.approx(0.02)
+
+
+def test_the_queue_delay_policy_refuses_new_work_only_while_the_loop_queues():
+    gate = Codel(target=0.005, interval=0.1)
+    policy = QueueDelay(LoopLag(gate, tick=3600))  # its sampler starts, and sleeps for an hour
+    assert all(policy.admit(True) for _ in range(50))  # no count limits it
+    gate.queueing = True
+    assert not policy.admit(True)
+    assert policy.admit(False)  # work that completes accepted work is never refused
+    gate.queueing = False
+    assert policy.admit(True)
+    assert (policy.busy, policy.admitted, policy.shed) == (52, 52, 1)
+    assert "in flight" in policy.state() and "target 5 ms" in policy.state()
+
+
+def test_the_queue_delay_policy_samples_only_while_the_worker_has_work_in_flight():
+    policy = QueueDelay(LoopLag(Codel(target=0.005, interval=0.1), tick=3600))
+    assert not policy.lag.wanted.is_set()
+    policy.admit(True)
+    policy.admit(True)
+    assert policy.lag.wanted.is_set()
+    policy.give_back()
+    assert policy.lag.wanted.is_set()  # one still in flight
+    policy.give_back()
+    assert not policy.lag.wanted.is_set()  # idle: no wake-ups
+    policy.take_again()  # a request back from another service
+    assert policy.lag.wanted.is_set()
+
+
+def test_the_middleware_takes_the_policy_the_table_names(monkeypatch):
+    monkeypatch.setenv("ECOMMERCE_MAX_IN_FLIGHT", "3")
+    monkeypatch.setenv("ECOMMERCE_ADMISSION", "queue-delay")
+    monkeypatch.setenv("ECOMMERCE_QUEUE_TARGET_MS", "7")
+    monkeypatch.setenv("ECOMMERCE_QUEUE_INTERVAL_MS", "250")
+    policy = EcommerceAdmission(lambda request: HttpResponse()).in_flight
+    assert isinstance(policy, QueueDelay)
+    assert (policy.lag.gate.target, policy.lag.gate.interval) == (0.007, 0.25)
+
+    monkeypatch.setenv("ECOMMERCE_ADMISSION", "in-flight")
+    policy = EcommerceAdmission(lambda request: HttpResponse()).in_flight
+    assert type(policy) is InFlight and policy.limit == 3
+
+    monkeypatch.setenv("ECOMMERCE_ADMISSION", "fifo")
+    with pytest.raises(ValueError, match="ECOMMERCE_ADMISSION is 'fifo'; one of in-flight, queue-delay"):
+        EcommerceAdmission(lambda request: HttpResponse())
+
+    monkeypatch.setenv("ECOMMERCE_ADMISSION", "queue-delay")
+    monkeypatch.setenv("ECOMMERCE_MAX_IN_FLIGHT", "0")
+    with pytest.raises(MiddlewareNotUsed):
+        EcommerceAdmission(lambda request: HttpResponse())
