@@ -65,10 +65,21 @@ fresh_root() {
   rm -rf "$RUN_ROOT" "$FRESH_LOG"
   mkdir -p "$FRESH_LOG"
   cp -a "$BASE" "$RUN_ROOT"
-  cp /etc/resolv.conf /etc/hosts "$RUN_ROOT/etc/"
+  network_settings
   git clone -q --no-hardlinks "$ROOT" "$RUN_ROOT$PROJECT"
   git -C "$RUN_ROOT$PROJECT" checkout -q --detach "$commit"
   say "fresh-test: $commit in $RUN_ROOT$PROJECT"
+}
+
+# network_settings: what a new machine of this kind has before anything is installed to reach
+# the registries: name resolution, the site's own certificate authorities (the ca-certificates
+# package, which bootstrap installs, adds them to the system store) and pip's settings.
+network_settings() {
+  local file
+  for file in /etc/resolv.conf /etc/hosts /etc/pip.conf /usr/local/share/ca-certificates/*.crt; do
+    [ -f "$file" ] && install -D -m 644 "$file" "$RUN_ROOT$file"
+  done
+  return 0
 }
 
 # mount_root: inside the namespace, the root's own /proc, /sys (read-only), /dev and /dev/shm.
