@@ -7,6 +7,11 @@ source "$(dirname "$0")/lib.sh"
 # The packages and why each is needed: scripts/packages.txt (first column; the programs the
 # project starts from each follow it, and tests/unit/test_install_guard.py holds them to it).
 mapfile -t APT_PACKAGES < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/scripts/packages.txt" | cut -d' ' -f1)
+# `scripts/bootstrap.sh packages` only lists them, one a line.
+if [ "${1:-}" = packages ]; then
+  printf '%s\n' "${APT_PACKAGES[@]}"
+  exit 0
+fi
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
