@@ -188,11 +188,13 @@ run_all() {
   local started=$SECONDS child status=0
   build_base
   fresh_root
-  # setpriv: the namespace's first process dies with this script, even killed (SIGKILL), and
-  # --kill-child takes every process of the namespace with it.
+  # unshare dies with this script, even killed (setpriv's SIGKILL on its parent's death), and
+  # takes the namespace's first process with it (--kill-child), so every process in the
+  # namespace, and with the last of them its mounts. unshare ignores SIGINT and SIGTERM (its
+  # child would handle them): a stop is SIGKILL.
   setpriv --pdeathsig KILL unshare --mount --pid --fork --kill-child -- "$ROOT/scripts/fresh-test.sh" inside &
   child=$!
-  trap 'say "fresh-test: stopping"; kill -TERM "$child" 2>/dev/null; wait "$child"; leftovers; exit 130' INT TERM
+  trap 'say "fresh-test: stopping"; kill -KILL "$child" 2>/dev/null; wait "$child"; leftovers; exit 130' INT TERM
   wait "$child" || status=$?
   trap - INT TERM
   leftovers || status=1
