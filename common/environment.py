@@ -571,7 +571,6 @@ TABLE: tuple[Variable, ...] = (
         "str",
         "`make fresh-test`: the Debian mirror debootstrap uses",
         shown="this machine's apt mirror",
-        shell=True,
     ),
     Variable("FRESH_LMS_PORT", "41000", "int", "`make fresh-test`: its lms_stub port", shell=True),
     Variable("FRESH_ECOMMERCE_PORT", "41130", "int", "`make fresh-test`: its ecommerce port", shell=True),
