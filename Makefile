@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
 
 # Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
@@ -34,6 +34,9 @@ run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what i
 
 test:  ## every test, on a private MariaDB
 	@scripts/test.sh
+
+fresh-test:  ## make up, a smoke run, make down and make test on a fresh debootstrap root, timed (as root; not part of make test)
+	@scripts/bootstrap.sh && scripts/fresh-test.sh
 
 deploy-test:  ## molecule test of the Ansible deployment on this host (ansible/README.md)
 	@scripts/bootstrap.sh && cd ansible && PATH="$(CURDIR)/.venv/bin:$$PATH" molecule test

@@ -676,6 +676,25 @@ TABLE: tuple[Variable, ...] = (
         "`make cluster-test`: port on the bridge's address where the hosts' pip finds the wheels",
         shell=True,
     ),
+    # --- A fresh machine (make fresh-test, scripts/fresh-test.sh) -------------------------------
+    Variable(
+        "FRESH_DIR",
+        "{VAR_DIR}/fresh",
+        "str",
+        "`make fresh-test`: the cached debootstrap base, the run's copy of it and its phase logs",
+        shell=True,
+    ),
+    Variable(
+        "FRESH_MIRROR",
+        None,
+        "str",
+        "`make fresh-test`: the Debian mirror debootstrap uses",
+        shown="this machine's apt mirror",
+    ),
+    Variable("FRESH_LMS_PORT", "41000", "int", "`make fresh-test`: its lms_stub port", shell=True),
+    Variable("FRESH_ECOMMERCE_PORT", "41130", "int", "`make fresh-test`: its ecommerce port", shell=True),
+    Variable("FRESH_LOCUST_PORT", "41089", "int", "`make fresh-test`: its Locust web UI port", shell=True),
+    Variable("FRESH_MYSQL_PORT", "41306", "int", "`make fresh-test`: its MariaDB port", shell=True),
     # --- edX's 2015 client (locustfiles/edx2015/, make edx2015): edX's names ----------------------
     Variable(
         "FREE_COURSE_ID", None, "str", "edX 2015 client: course bought through the LMS", shown="course 1"

@@ -4,10 +4,14 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# mysqlclient is built from source: it needs a compiler, Python's headers and pkg-config.
-# The browser tests drive Debian's chromium through playwright (`playwright install` cannot
-# download its own browser build here); fonts-dejavu-core so its screenshots show text, not boxes.
-APT_PACKAGES=(mariadb-server libmariadb-dev pkg-config gcc python3 python3-venv python3-dev chromium fonts-dejavu-core)
+# The packages and why each is needed: scripts/packages.txt (first column; the programs the
+# project starts from each follow it, and tests/unit/test_install_guard.py holds them to it).
+mapfile -t APT_PACKAGES < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/scripts/packages.txt" | cut -d' ' -f1)
+# `scripts/bootstrap.sh packages` only lists them, one a line.
+if [ "${1:-}" = packages ]; then
+  printf '%s\n' "${APT_PACKAGES[@]}"
+  exit 0
+fi
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

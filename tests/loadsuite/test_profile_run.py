@@ -13,13 +13,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from locustfiles.suite import profiler
 from tests.loadsuite.test_profiles import ROOT, assert_nothing_lost, run
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(profiler.py_spy() is None, reason="py-spy is not installed"),
-]
+pytestmark = pytest.mark.slow
 
 
 def py_spies(folder: Path) -> list[psutil.Process]:

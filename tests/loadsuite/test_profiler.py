@@ -232,7 +232,6 @@ spin(time.time() + 30)
 """
 
 
-@pytest.mark.skipif(profiler.py_spy() is None, reason="py-spy is not installed")
 def test_a_real_recording_of_a_busy_process_names_its_function(tmp_path):
     """py-spy on a small Python process (as the rollup group: its pid file), stopped by SIGINT
     after a second: the stacks file, the SVG and the top frame; the groups whose processes are
