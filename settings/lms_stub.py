@@ -123,6 +123,13 @@ CATALOG_COURSES = env_int("CATALOG_COURSES")
 JWT_SECRET_KEY = env_str("JWT_SECRET_KEY")
 JWT_ISSUER = env_str("JWT_ISSUER")
 JWT_LIFETIME_SECONDS = env_int("JWT_LIFETIME_SECONDS")
+# ecommerce refuses a token whose exp lies further ahead than this (ecommerce/core/auth.py): a
+# longer lifetime here would have every purchase refused, so it is refused at start-up instead.
+if JWT_LIFETIME_SECONDS > env_int("JWT_MAX_LIFETIME_SECONDS"):
+    raise ImproperlyConfigured(
+        f"JWT_LIFETIME_SECONDS ({JWT_LIFETIME_SECONDS}) is over JWT_MAX_LIFETIME_SECONDS "
+        f"({env_int('JWT_MAX_LIFETIME_SECONDS')}): ecommerce would refuse every token lms_stub signs."
+    )
 
 # The key callers of the enrollment API must present (X-Edx-Api-Key), and the one of the fault
 # API (X-Fault-Api-Key).

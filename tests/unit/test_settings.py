@@ -246,6 +246,13 @@ def test_a_deployed_lms_stub_refuses_the_published_values(name, value):
     assert result.stderr.rstrip().endswith(f": {name}")
 
 
+def test_lms_stub_refuses_to_sign_tokens_ecommerce_would_refuse_as_living_too_long():
+    result = lms_check({**LMS_SECRETS, "JWT_LIFETIME_SECONDS": "7200", "JWT_MAX_LIFETIME_SECONDS": "3600"})
+    assert result.returncode != 0
+    assert "JWT_LIFETIME_SECONDS (7200) is over JWT_MAX_LIFETIME_SECONDS (3600)" in result.stderr
+    assert lms_check({**LMS_SECRETS, "JWT_LIFETIME_SECONDS": "3600"}).returncode == 0
+
+
 def test_a_deployed_lms_stub_starts_with_its_secrets():
     result = lms_check(LMS_SECRETS)
     assert result.returncode == 0, result.stderr
