@@ -13,12 +13,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from locustfiles.suite import profiler
+from locustfiles.suite.profiling import pyspy
 from tests.loadsuite.test_profiles import ROOT, assert_nothing_lost, run
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(profiler.py_spy() is None, reason="py-spy is not installed"),
+    pytest.mark.skipif(pyspy.py_spy() is None, reason="py-spy is not installed"),
 ]
 
 

@@ -1,17 +1,20 @@
-"""The load profiles: one class each, owning its defaults, plan, thresholds, stop rule, step
-labels, report sections and judging. Everything else (the Makefile's help, the runner, the
-hooks, the report) asks the profile instead of testing its name.
+"""The catalogue of load profiles: one class each, owning what a profile is before it runs
+(its name, help line, defaults, plan, thresholds, step labels and report sections). Every Locust
+process reads it (a worker needs the plan for its arrivals); what a profile does in the process
+that keeps the results (background work, settling, judging) is profiles/behaviour.py's.
 
-Standard library only, so that ``python3 -m locustfiles.suite.profiles`` can print the
-Makefile's help before the virtualenv exists.
+Standard library and ``common`` only, so that ``python3 -m locustfiles.suite.core.catalogue``
+can print the Makefile's help before the virtualenv exists.
 """
 
 import math
 import sys
 
 from common import environment
-from locustfiles.suite import edx2015
-from locustfiles.suite.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
+from locustfiles.suite.core import names
+from locustfiles.suite.core.learner_settings import help_line
+from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
+from locustfiles.suite.core.text import plural
 
 # The make variables every profile may read; each profile says which it uses and its defaults.
 SIZE_VARIABLES = (
@@ -31,11 +34,6 @@ SIZE_VARIABLES = (
     "SAMPLE_HZ",
     "CAPACITY_RPM",
 )
-
-
-def plural(count, one: str, many: str | None = None) -> str:
-    """'1 user', '3 users', '2.5 users'."""
-    return f"{count:g} {one if count == 1 else (many or one + 's')}"
 
 
 class Profile:
@@ -70,30 +68,6 @@ class Profile:
         if step.users is not None:
             return plural(step.users, "user")
         return f"{step.target_rpm:g} RPM"
-
-    def should_stop(self, run, now: float) -> bool:
-        """Whether the run should end before its plan does (capacity: a step broke)."""
-        return False
-
-    def background(self, run) -> list:
-        """Functions to run as greenlets beside the load in the process that keeps results."""
-        return []
-
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        """(threshold checks, reasons the run failed) beyond the audit; may add keys to the
-        summary. By default the whole run is judged against the thresholds."""
-        from locustfiles.suite import thresholds
-
-        judged = thresholds.judge(rules, summary["overall"])
-        failed = [c["threshold"] for c in judged["checks"] if not c["ok"]]
-        return judged["checks"], ["thresholds failed: " + ", ".join(failed)] if failed else []
-
-    def settle(self, run) -> dict:
-        """Work done after the load stops and before the audit (its result joins the summary)."""
-        return {}
-
-    def finish(self, run, summary: dict) -> None:
-        """Add what this profile measures after the audit."""
 
     def help_line(self) -> str:
         text = self.help
@@ -154,10 +128,10 @@ class Rpm(Profile):
 
 
 class Profiling(Rpm):
-    """make profile: an rpm run whose measured step py-spy samples, process group by process
-    group (profiler.py): flame graphs and the top frames per service in the run folder and the
-    report. The load is moderate by default: on a machine short of cores the sampler's own CPU
-    and the preempted processes it samples would distort what it measures."""
+    """make profile: an rpm run whose measured step py-spy samples, process group by
+    process group (profiling/pyspy.py): flame graphs and the top frames per service in the run
+    folder and the report. The load is moderate by default: on a machine short of cores the
+    sampler's own CPU and the preempted processes it samples would distort what it measures."""
 
     name = "profile"
     help = (
@@ -182,33 +156,6 @@ class Profiling(Rpm):
         # rpm's users and shape (PROFILE is already "profile"); a locustfiles/profile.py would
         # be imported as "profile", which is a module of the standard library.
         return ["locustfiles/rpm.py"]
-
-    def background(self, run) -> list:
-        from locustfiles.suite.profiler import Profiler
-
-        run.profiler = Profiler(
-            run.run_dir, environment.get("VAR_DIR", run.env), self.rate(run.env), run.distributed
-        )
-        measured = run.plan.measured
-        start, end = run.t0 + measured[0].start, run.t0 + measured[-1].end
-        return [lambda: run.profiler.record(start, end)]
-
-    def finish(self, run, summary: dict) -> None:
-        if run.profiler is None:
-            summary["profiling"] = {"taken": False, "reason": "the profiler did not start", "groups": {}}
-        else:
-            summary["profiling"] = run.profiler.results()
-
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
-        profiling = summary.get("profiling") or {}
-        if not profiling.get("taken"):
-            reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
-        return checks, reasons
-
-
-# A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
-ACCEPTED = "accepted purchases"
 
 
 class Overload(Profile):
@@ -257,25 +204,6 @@ class Overload(Profile):
         steps = with_warm_up(steps, _warm_up_seconds(settings), capacity)
         return Plan(self.name, steps, True, users_for(target))
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        from locustfiles.suite import results
-
-        checks, reasons = super().judge(summary, rules)
-        accepted = summary["overall"].get("accepted") or {}
-        broken = []
-        for rule in rules:
-            if rule.metric in accepted:
-                ok, value = rule.check(accepted)
-                checks.append({"threshold": str(rule), "scope": ACCEPTED, "value": value, "ok": ok})
-                broken += [] if ok else [f"{rule} ({ACCEPTED})"]
-        if broken:
-            reasons.append("thresholds failed: " + ", ".join(broken))
-        summary["overload"] = results.overload_figures(summary)
-        left = summary["overload"]["orders_left_by_refusals"]
-        if left:
-            reasons.append(f"{plural(left, 'order')} committed for purchases that were not answered 2xx")
-        return checks, reasons
-
 
 class Capacity(Profile):
     name = "capacity"
@@ -314,28 +242,6 @@ class Capacity(Profile):
         grace = min(6, max(2, seconds // 2))
         return Plan(self.name, steps, True, users_for(max(targets)), grace=grace)
 
-    def should_stop(self, run, now: float) -> bool:
-        return run.broken_step(now) is not None
-
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        from locustfiles.suite import scalability, thresholds  # numpy: not for `make help`
-
-        capacity, held = None, 0  # summary["steps"] holds the measured steps (no warm-up)
-        for row in summary["steps"]:
-            row["held"] = bool(row["requests"]) and thresholds.judge(rules, row)["passed"]
-            held += row["held"]
-        for row in summary["steps"]:  # the highest step that held, below the first that broke
-            if not row["held"]:
-                break
-            capacity = row["target_rpm"]
-        summary["capacity_rpm"] = capacity
-        summary["capacity_steps_held"] = held
-        # The knee: the Universal Scalability Law fitted to the steps, its peak beside capacity.
-        summary["scalability"] = scalability.analyse(summary["steps"], capacity)
-        judged = summary["steps"][-1] if summary["steps"] else {}
-        reasons = [] if capacity is not None else ["no step held the thresholds"]
-        return thresholds.judge(rules, judged)["checks"], reasons
-
 
 class Soak(Profile):
     name = "soak"
@@ -366,14 +272,6 @@ class Soak(Profile):
     def label(self, step: Step) -> str:
         return step.label or f"bucket {step.index + 1}"
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        from locustfiles.suite import results
-
-        # Memory is read from the first bucket on when a warm-up ran before it; otherwise the
-        # first bucket is the warm-up.
-        summary["trend"] = results.soak_trend(summary["steps"], 0 if summary.get("warm_up") else 1)
-        return super().judge(summary, rules)
-
 
 class Chaos(Profile):
     name = "chaos"
@@ -386,66 +284,10 @@ class Chaos(Profile):
     thresholds = ""  # judged by each fault's expected outcome and the audit
     open_model = True
     sections = ("reliability",)
-
-    def plan(self, env) -> Plan:
-        from locustfiles.suite.chaos import FAULTS, users_budget_seconds
-
-        settings = self.settings(env)
-        names = (settings["FAULTS"] or " ".join(FAULTS)).replace(",", " ").split()
-        unknown = [n for n in names if n not in FAULTS]
-        if unknown:
-            raise ValueError(f"unknown fault {', '.join(unknown)}; known: {', '.join(FAULTS)}")
-        seconds = int(settings["PHASE_SECONDS"])
-        if seconds < 8:
-            raise ValueError("PHASE_SECONDS must be at least 8 (before, during and after a fault)")
-        target = numbers(settings["RPM"])[0]
-        steps = [Step(i, i * seconds, seconds, target_rpm=target, fault=name) for i, name in enumerate(names)]
-        return Plan(self.name, steps, True, users_for(target, users_budget_seconds()))
+    # Its plan is the faults' (their registry and timeouts): profiles/behaviour.py.
 
     def label(self, step: Step) -> str:
         return step.fault or super().label(step)
-
-    def background(self, run) -> list:
-        from locustfiles.suite import chaos
-
-        return [lambda: chaos.drive(run.plan, run.t0, run.chaos_events)]
-
-    def settle(self, run) -> dict:
-        """Undo a fault the driver could not finish (a run stopped early), then retry every order
-        the faults left unfulfilled, as an operator would."""
-        from locustfiles.suite import chaos
-
-        if any(event.ended is None for event in run.chaos_events.values()):
-            chaos.clear_all()
-        return {"retry_fulfillment": chaos.retry_all()}
-
-    def finish(self, run, summary: dict) -> None:
-        """Judge each fault's step, with the audit's counts per step."""
-        from locustfiles.suite import audit, chaos
-
-        try:
-            per_step = audit.by_step(run.run_dir, run.marks, run.step_of_second) if run.marks else {}
-        except Exception as exc:  # the per-step counts say they are unknown
-            run.log(f"could not audit the steps: {exc}")
-            unknown = {"lost": None, "duplicates": None, "partial": None}
-            per_step = {row["index"]: unknown for row in summary["steps"]}
-        summary["reliability"] = chaos.reliability_rows(summary["steps"], run.chaos_events, per_step, run.t0)
-
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
-        reasons += [
-            f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"])
-            for row in summary.get("reliability", [])
-            if not row["passed"]
-        ]
-        # After retry_fulfillment --all every order of the run must be complete (as the service
-        # names it; an audit that could not run has already failed the run).
-        audit_result = summary["audit"]
-        complete = audit_result.get("statuses", {}).get("complete")
-        unfinished = {k: n for k, n in audit_result.get("orders_by_status", {}).items() if k != complete}
-        if complete and unfinished:
-            reasons.append(f"orders not {complete} after retry_fulfillment --all: {unfinished}")
-        return checks, reasons
 
 
 class Edx2015(Profile):
@@ -460,7 +302,7 @@ class Edx2015(Profile):
     )
     defaults = {"USERS": "10", "DURATION": "60"}
     thresholds = ""
-    purchase_endpoints = edx2015.PURCHASES
+    purchase_endpoints = names.PURCHASES
     sections = ("client",)
 
     def plan(self, env) -> Plan:
@@ -474,20 +316,6 @@ class Edx2015(Profile):
         """The client (ours, or edX's own: EDX2015_LOCUSTFILE), and the suite beside it."""
         return [environment.get("EDX2015_LOCUSTFILE", env), "locustfiles/edx2015_hooks.py"]
 
-    def finish(self, run, summary: dict) -> None:
-        summary["client"] = edx2015.figures(run, summary)
-
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
-        client = summary.get("client", {})
-        if client.get("failures"):
-            reasons.append(f"{client['failures']} requests failed")
-        if client.get("task_exceptions"):
-            reasons.append(f"{client['task_exceptions']} task exceptions")
-        if not client.get("free_purchases") and not client.get("paid_purchases"):
-            reasons.append("no purchase was answered 2xx")
-        return checks, reasons
-
 
 class Manual(Profile):
     """A run whose users are set by hand: the web UI's form (make run) or Locust's -u/-t.
@@ -500,7 +328,7 @@ class Manual(Profile):
         return LivePlan(self.name)
 
 
-PROFILES: dict[str, Profile] = {
+CATALOGUE: dict[str, Profile] = {
     p.name: p
     for p in (
         Ramp(),
@@ -522,15 +350,13 @@ RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "overload", "soak", "chaos", "ed
 
 def get(name: str) -> Profile:
     try:
-        return PROFILES[name]
+        return CATALOGUE[name]
     except KeyError:
-        raise ValueError(f"unknown profile {name!r}; one of {', '.join(PROFILES)}") from None
+        raise ValueError(f"unknown profile {name!r}; one of {', '.join(CATALOGUE)}") from None
 
 
 def main(argv: list[str]) -> int:
     """`make help`'s lines for the profiles, from the profiles themselves."""
-    from locustfiles.suite.learner_settings import help_line
-
     for name in RUNNABLE:
         print(f"  make {name:<12} {get(name).help_line()}")
     print(f"  {'':<17} any of them with {help_line()}")

@@ -93,6 +93,12 @@ class Plan:
             "steps": [s.as_dict() for s in self.steps],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Plan":
+        """The plan ``as_dict`` gave (what the master sends its workers with the run's start)."""
+        steps = [Step(**step) for step in data["steps"]]
+        return cls(data["profile"], steps, data["open_model"], data["users"])
+
 
 class LivePlan(Plan):
     """The plan of a run whose users are set by hand (the web UI's form, Locust's -u): it is
@@ -204,10 +210,3 @@ class ArrivalClock:
                 missed.append(due)
                 continue
             return k, due, missed
-
-
-def from_env(profile: str, env) -> Plan:
-    """The plan of ``profile`` from the make variables, with the profile's defaults."""
-    from locustfiles.suite import profiles
-
-    return profiles.get(profile).plan(env)

@@ -2,7 +2,7 @@
 
 Metrics: p50 ... p100 (ms), mean (ms), errors and missed (fractions of requests and of
 arrivals), rpm and rps (achieved), unshed (failures of any endpoint that were not a JSON 503 or
-429, the services' refusals, as a fraction of all requests: locustfiles/suite/refusals.py).
+429, the services' refusals, as a fraction of all requests: locustfiles/suite/core/refusals.py).
 Operators: < <= > >=. A threshold is judged on a step (or on the whole run); one that cannot be
 judged (no data) fails.
 """

@@ -20,10 +20,8 @@ A step without a purchase has null figures, never a division by zero.
 
 from collections.abc import Iterable
 
-# The machine's busy time is read as each host's readings agent reads it: one definition.
-from common.hostreadings import busy_ticks, machine_busy_seconds  # noqa: F401
-from locustfiles.suite import results
-from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
+from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
+from locustfiles.suite.figures import results
 
 SERVICES = ("ecommerce", "lms_stub", "mariadb", "rollup")  # server.GROUPS, in reading order
 BALANCER = "haproxy"  # a group of the system under test only where there is a load balancer
@@ -84,7 +82,7 @@ def purchases(row: dict, endpoints: tuple[str, ...] | None = None) -> dict[str, 
             "paid": sum(answered(name, SUCCESS_FOR_AUDIT) for name in paid),
         }
     return {
-        "free": answered(results.ORDER_ENDPOINT, SUCCESS_FOR_AUDIT),
+        "free": answered(ORDER_ENDPOINT, SUCCESS_FOR_AUDIT),
         "paid": answered(results.PAID_ORDER_ENDPOINT, (200,)),
     }
 

@@ -2,13 +2,13 @@
 bucket) for the order endpoint, the same row for the whole run, per-endpoint rows, and the
 profile-specific results (capacity, soak trend)."""
 
-from common.contract import paths
-from locustfiles.suite import paid_journey, refusals
-from locustfiles.suite.histogram import PERCENTILES, Histogram
-from locustfiles.suite.plan import Plan
-from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT, EndpointStats, StepStats
+from locustfiles.suite.core import refusals
+from locustfiles.suite.core.histogram import PERCENTILES, Histogram
+from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
+from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.record.recorder import EndpointStats, StepStats
+from locustfiles.suite.users import paid_journey
 
-ORDER_ENDPOINT = paths.COMMERCE_BASKETS
 # The paid journey's last request: its order read back once the payment was taken.
 PAID_ORDER_ENDPOINT = paid_journey.ORDER_READ
 # A percentile rests on too few samples when fewer than this many lie at or beyond it.

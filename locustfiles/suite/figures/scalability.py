@@ -28,7 +28,7 @@ from itertools import product
 
 import numpy as np
 
-from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
+from locustfiles.suite.core.names import SUCCESS_FOR_AUDIT
 
 MIN_POINTS = 3  # three parameters
 BOUNDS = {"sigma": (0.0, 1.0), "kappa": (0.0, math.inf)}

@@ -41,9 +41,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import gevent
 import psutil
 
-from locustfiles.suite import flamegraph, server
+from locustfiles.suite.profiling import flamegraph
+from locustfiles.suite.record import sampler
 
 GROUPS = ("ecommerce", "lms_stub", "rollup", "locust")
 # Our code, as py-spy names the files (relative to the checkout, which is on sys.path).
@@ -232,7 +234,7 @@ class Profiler:
             if self.distributed and "locustfiles.suite.run" in " ".join(parent.cmdline()):
                 return parent.pid, True  # the runner: the master and the workers below it
             return os.getpid(), False
-        relative, children = server.GROUPS[group]
+        relative, children = sampler.GROUPS[group]
         pid = int((self.var_dir / relative).read_text().split()[0])
         if not psutil.pid_exists(pid):
             raise ValueError(f"pid {pid} of {relative} is not running")
@@ -266,8 +268,6 @@ class Profiler:
     def record(self, start_at: float, end_at: float) -> None:
         """From a greenlet: sample from ``start_at`` to ``end_at`` (epoch seconds). Killed
         early (the run stopped), it still stops every py-spy it started."""
-        import gevent
-
         try:
             gevent.sleep(max(0.0, start_at - time.time()))
             self.start(end_at - time.time() + STOP_SECONDS)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import psutil
 
-from locustfiles.suite.learner_settings import LOAD_DEFAULTS, load_settings
+from locustfiles.suite.core.learner_settings import LOAD_DEFAULTS, load_settings
+from locustfiles.suite.stack.commands import ROOT
+from locustfiles.suite.stack.mysql import mysql_connect
 
 __all__ = ["LOAD_DEFAULTS", "collect", "git", "load_settings", "machine", "services", "versions"]
 
-ROOT = Path(__file__).resolve().parents[2]
 
 PACKAGES = {  # provenance name: distribution name
     "django": "Django",
@@ -137,8 +138,6 @@ def versions() -> dict:
 
 def mariadb_version() -> str | None:
     """SELECT VERSION() of the run's MariaDB; None when it cannot be reached."""
-    from locustfiles.suite.server import mysql_connect
-
     try:
         connection = mysql_connect()
     except Exception:  # refused, unknown host, bad credentials: the version is not known

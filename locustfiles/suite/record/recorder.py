@@ -12,11 +12,10 @@ whether one process or many ran the users.
 import math
 from collections import Counter, defaultdict
 
-from locustfiles.suite.histogram import Histogram, to_ms
-from locustfiles.suite.plan import Plan
+from locustfiles.suite.core.histogram import Histogram, to_ms
+from locustfiles.suite.core.names import DEGRADED_STATUS
+from locustfiles.suite.core.plan import Plan
 
-SUCCESS_FOR_AUDIT = (200, 201, 202)
-DEGRADED_STATUS = 202  # the order is placed, its enrollment failed (to be retried)
 EXAMPLES = 3
 TIMELINE_POINTS = 720  # at most; the timeline's buckets double in length past that
 
@@ -172,8 +171,8 @@ class Timeline:
 
 
 class Recorder:
-    def __init__(self, plan: Plan, timeline_endpoint: str = "/api/commerce/v0/baskets/"):
-        self.plan = plan
+    def __init__(self, plan: Plan | None, timeline_endpoint: str = "/api/commerce/v0/baskets/"):
+        self.plan = plan  # None in a Locust worker: it folds nothing, the master does
         self.t0: float | None = None
         # Recorded here and not yet folded (or, on a worker, not yet sent).
         self._seconds: dict[int, dict[str, EndpointStats]] = defaultdict(lambda: defaultdict(EndpointStats))

@@ -23,8 +23,8 @@ import pymysql
 
 from common.environment import get
 from common.hostreadings import PATH as READINGS_PATH
-from common.hostreadings import SERVICE_GROUPS
-from locustfiles.suite.cpu import machine_busy_seconds
+from common.hostreadings import SERVICE_GROUPS, machine_busy_seconds
+from locustfiles.suite.stack.mysql import mysql_connect
 
 GROUPS = {  # name: (pid file under VAR_DIR, with children)
     "ecommerce": ("run/ecommerce.pid", True),
@@ -41,20 +41,6 @@ COUNTERS = (
     "Questions",
 )
 GAUGES = ("Threads_connected",)
-
-
-def mysql_connect(database: str | None = None):
-    """A connection as the monitoring account: server status and variables, the statement
-    digests, the tables' sizes and statistics; never a row of the services' tables."""
-    return pymysql.connect(
-        host=get("MYSQL_HOST"),
-        port=get("MYSQL_PORT"),
-        user=get("MYSQL_MONITOR_USER"),
-        password=get("MYSQL_MONITOR_PASSWORD"),
-        database=database,
-        autocommit=True,
-        connect_timeout=5,
-    )
 
 
 def parse_hosts(entries: list[str]) -> dict[str, str]:

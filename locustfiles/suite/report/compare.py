@@ -1,4 +1,4 @@
-"""Comparing two runs: ``python -m locustfiles.suite.compare A B`` (make compare A=... B=...).
+"""Comparing two runs: ``python -m locustfiles.suite.report.compare A B`` (make compare A=... B=...).
 
 Steps are matched by position. For every percentile the report gives B - A in ms and in %,
 and marks a difference significant only when it is beyond the noise floor: at least
@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 
 from common.environment import get
-from locustfiles.suite.cpu import KEYS as CPU_KEYS
-from locustfiles.suite.findings import NOISE_MS, NOISE_PCT, delta, label
-from locustfiles.suite.histogram import PERCENTILES
+from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.text import label
+from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
+from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = [f"p{p}" for p in PERCENTILES]
 
@@ -132,7 +133,7 @@ def markdown(result: dict, a_path: str, b_path: str) -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m locustfiles.suite.compare RUN_A RUN_B", file=sys.stderr)
+        print("usage: python -m locustfiles.suite.report.compare RUN_A RUN_B", file=sys.stderr)
         return 2
     try:
         a, b = load(argv[0]), load(argv[1])

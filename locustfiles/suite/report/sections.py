@@ -7,12 +7,13 @@ to files of the run folder ({"kind": "links", "links": [{"href", "text"}, ...]})
 templates turn the same data into HTML and Markdown.
 """
 
-from locustfiles.suite import refusals, scalability
-from locustfiles.suite.cpu import mix_words
-from locustfiles.suite.findings import NEAR_FULL_CORE, label, machine_cores, shorten
-from locustfiles.suite.histogram import PERCENTILES
-from locustfiles.suite.profiles import plural
-from locustfiles.suite.terminal import payment_words
+from locustfiles.suite.core import refusals
+from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.text import label, plural, shorten
+from locustfiles.suite.figures import scalability
+from locustfiles.suite.figures.cpu import mix_words
+from locustfiles.suite.report.terminal import payment_words
+from locustfiles.suite.verdict.findings import NEAR_FULL_CORE, machine_cores
 
 PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
 THIN_NOTE = (
@@ -610,7 +611,7 @@ def load_generator(summary: dict) -> dict:
 
 def load_balancer(summary: dict) -> dict | None:
     """The requests HAProxy sent to each ecommerce server per step and in all, and each
-    server's state when the run ended (locustfiles/suite/balancer.py); None without a balancer."""
+    server's state when the run ended (locustfiles/suite/record/balancer.py); None without a balancer."""
     found = summary.get("balancer")
     if not found:
         return None

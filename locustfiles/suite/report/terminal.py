@@ -3,7 +3,7 @@ capacity run, the Universal Scalability Law's predicted peak beside the measured
 per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
 (run.py prints the folder's path after them)."""
 
-from locustfiles.suite import scalability
+from locustfiles.suite.figures import scalability
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),

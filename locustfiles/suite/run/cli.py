@@ -18,26 +18,21 @@ import datetime
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from common.environment import get
-from locustfiles.suite import (
-    facts,
-    hosts,
-    learner_settings,
-    preload,
-    profiles,
-    server,
-    services,
-    terminal,
-    thresholds,
-)
-from locustfiles.suite.loadrun import PROGRESS_FILE
-
-ROOT = Path(__file__).resolve().parents[2]
+from locustfiles.suite.core import catalogue, learner_settings, thresholds
+from locustfiles.suite.record import sampler
+from locustfiles.suite.report import terminal
+from locustfiles.suite.run.keeper import PROGRESS_FILE
+from locustfiles.suite.stack import hosts, services
+from locustfiles.suite.stack.commands import ROOT
+from locustfiles.suite.tools import preload
+from locustfiles.suite.verdict import facts
 
 
 def service_config(running: dict, host: dict) -> dict:
@@ -72,8 +67,8 @@ def database_at_start(env: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in profiles.RUNNABLE:
-        print(f"usage: python -m locustfiles.suite.run {{{','.join(profiles.RUNNABLE)}}}", file=sys.stderr)
+    if len(argv) != 1 or argv[0] not in catalogue.RUNNABLE:
+        print(f"usage: python -m locustfiles.suite.run {{{','.join(catalogue.RUNNABLE)}}}", file=sys.stderr)
         return 2
     profile = argv[0]
     env = dict(os.environ)
@@ -82,11 +77,11 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        profiles.get(profile).plan(env)
+        catalogue.get(profile).plan(env)
         thresholds.parse(env.get("THRESHOLDS", ""))
         learner_settings.load_settings(env)
         preload_to = preload_size(env.get("PRELOAD"))
-        server.parse_hosts(get("READINGS_HOSTS", env))
+        sampler.parse_hosts(get("READINGS_HOSTS", env))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -114,7 +109,7 @@ def main(argv: list[str]) -> int:
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
-        ",".join(str(ROOT / path) for path in profiles.get(profile).locustfiles(env)),
+        ",".join(str(ROOT / path) for path in catalogue.get(profile).locustfiles(env)),
         "--suite-run-dir",
         str(run_dir),
     ]
@@ -213,12 +208,6 @@ class Progress:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

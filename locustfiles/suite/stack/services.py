@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 
 from common.environment import get
-
-ROOT = Path(__file__).resolve().parents[2]
+from locustfiles.suite.stack.commands import ROOT
 
 
 def stack(command: str, env: dict) -> str:

@@ -25,9 +25,11 @@ import requests
 from common.contract import courses, paths, tokens
 from common.contract import preload_plan as plan
 from common.environment import get
-from locustfiles.suite import commands
 from locustfiles.suite.chaos.stack import Stack
-from locustfiles.suite.server import ServerSampler, digest_report, is_background
+from locustfiles.suite.record.sampler import ServerSampler, digest_report, is_background
+from locustfiles.suite.stack import commands
+from locustfiles.suite.tools.preload import status
+from locustfiles.suite.verdict import facts
 
 REPEAT = 3
 
@@ -292,9 +294,6 @@ def main(argv=None) -> None:
         text=True,
         check=True,
     ).stdout.strip()
-    from locustfiles.suite import facts
-    from locustfiles.suite.preload import status
-
     preloaded = min(half["done"] for half in status().values())
     if preloaded < 1:
         raise SystemExit("index-audit: nothing is preloaded; run `make preload ORDERS=N` first")

@@ -23,8 +23,9 @@ from datetime import UTC, datetime, timedelta
 
 from common.contract import preload_plan as plan
 from common.environment import get
-from locustfiles.suite import commands, facts
-from locustfiles.suite.server import mysql_connect
+from locustfiles.suite.stack import commands
+from locustfiles.suite.stack.mysql import mysql_connect
+from locustfiles.suite.verdict import facts
 
 DEFAULT_ORDERS = 4_000_000
 BATCH = 50_000

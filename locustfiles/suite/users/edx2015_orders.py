@@ -9,21 +9,13 @@ read here, from Locust's request events, as answers to two purchases:
   worked the number out itself and sends it there).
 
 locustfiles/edx2015_hooks.py, which a run loads beside the client's locustfile, attaches it.
-Standard library only (the profiles read PURCHASES).
+Its names are core/names.py's; what a run of the client comes to is figures/client.py's.
 """
 
 import time
 from urllib.parse import parse_qs
 
-from common.contract import paths
-from common.environment import get, raw
-from locustfiles.suite import results
-from locustfiles.suite.recorder import SUCCESS_FOR_AUDIT
-
-FREE_PURCHASE = paths.COMMERCE_BASKETS
-PAID_PURCHASE = paths.payment_notification("cybersource")  # Locust names the notification by its path
-PURCHASES = (FREE_PURCHASE, PAID_PURCHASE)
-RECEIPT = "/api/v2/orders/:id/"  # the stats name of the paid order read back
+from locustfiles.suite.core.names import FREE_PURCHASE, PURCHASES, SUCCESS_FOR_AUDIT
 
 
 def order_number(name: str, response) -> str | None:
@@ -53,31 +45,3 @@ def attach(environment, **_) -> None:
             run.answered(number, start_time if start_time is not None else time.time())
 
     environment.events.request.add_listener(record)
-
-
-def figures(run, summary: dict) -> dict:
-    """What a run of the client comes to: users and time, Locust's own request and failure
-    totals (every endpoint, the whole run), task exceptions (Locust's Exceptions tab), the
-    purchases answered 2xx of each kind and the paid orders read back (2xx), whether their
-    requests started before the run's end or during the users' last tasks, and what the audit
-    found in the databases."""
-    total = run.environment.stats.total
-    exceptions = sorted(run.runner.exceptions.values(), key=lambda e: -e["count"])
-    recorder = run.recorder
-    audit = summary.get("audit") or {}
-    return {
-        "locustfile": get("EDX2015_LOCUSTFILE", run.env),
-        "task_set": raw("LOCUST_TASK_SET", run.env),
-        "users": summary["load"]["users"],
-        "seconds": summary["seconds"],
-        "requests": total.num_requests,
-        "failures": total.num_failures,
-        "task_exceptions": sum(e["count"] for e in exceptions),
-        "exception_examples": [{"count": e["count"], "message": e["msg"][:300]} for e in exceptions[:5]],
-        "free_purchases": results.successes(recorder.steps, recorder.outside_plan, (FREE_PURCHASE,)),
-        "paid_purchases": results.successes(recorder.steps, recorder.outside_plan, (PAID_PURCHASE,)),
-        "receipts": results.successes(recorder.steps, recorder.outside_plan, (RECEIPT,)),
-        "orders": audit.get("orders"),
-        "orders_by_status": audit.get("orders_by_status"),
-        "payments": audit.get("payments"),  # the audit's payment counts
-    }

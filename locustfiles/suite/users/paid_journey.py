@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
-from common.contract import cybersource, paths
+from common.contract import cybersource, paths, tokens
 from common.environment import get
 
 # The names the journey's requests are counted under (stable: one per step, whatever the ids).
@@ -54,10 +54,6 @@ class Config:
 
     def headers(self, learner: dict) -> dict[str, str]:
         """``Authorization: JWT …`` for the learner /auto_auth answered (username, email)."""
-        # Imported here: the run's reports and `make help` import this module for its names,
-        # and `make help` runs on the system Python, before the virtualenv (and PyJWT) exists.
-        from common.contract import tokens
-
         token = tokens.mint(
             self.jwt_secret, self.jwt_issuer, learner["username"], learner["email"], TOKEN_SECONDS
         )

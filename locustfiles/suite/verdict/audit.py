@@ -45,8 +45,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from common.contract.statuses import NOTIFICATION
-from locustfiles.suite import facts
-from locustfiles.suite.facts import databases, watermarks
+from locustfiles.suite.verdict import facts
+from locustfiles.suite.verdict.facts import databases, watermarks
 
 __all__ = [
     "ANSWERED_FILE",

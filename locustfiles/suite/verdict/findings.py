@@ -8,39 +8,18 @@ A finding only says what the data says; when a measurement is missing, the findi
 is missing. Levels: "problem" (the run failed or its figures cannot be trusted), "warning"
 (worth a look), "info".
 
-Also here, because findings and comparisons must agree on what a real change is: the noise
-floor (a change is significant at NOISE_PCT % and NOISE_MS ms at least; two runs of one
-configuration on this machine differed by up to about 8 %, docs/decisions.md) and the step
-label every table uses.
+What a real change is (the noise floor) is verdict/noise.py's, shared with the comparisons.
 """
 
 from collections import Counter
 
-from locustfiles.suite import refusals, thresholds
-from locustfiles.suite.profiles import plural
+from locustfiles.suite.core import refusals, thresholds
+from locustfiles.suite.core.text import label, plural, shorten
+from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
-NOISE_PCT = 10.0
-NOISE_MS = 5.0
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
 SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
 LEVELS = ("problem", "warning", "info")
-
-
-def label(row: dict) -> str:
-    """The step's name for humans, as the profile made it ("1 user", "600 RPM", "bucket 2")."""
-    if row.get("label"):
-        return row["label"]
-    return "all" if row.get("index") is None else f"step {row['index'] + 1}"
-
-
-def delta(a, b, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
-    """B - A in ms and in %, and whether it is beyond the noise floor."""
-    if a is None or b is None:
-        return {"a": a, "b": b, "ms": None, "pct": None, "significant": False}
-    ms = b - a
-    pct = round(100 * ms / a, 1) if a else None
-    significant = pct is not None and abs(pct) >= noise_pct and abs(ms) >= noise_ms
-    return {"a": a, "b": b, "ms": round(ms, 1), "pct": pct, "significant": significant}
 
 
 def findings(summary: dict) -> list[dict]:
@@ -494,13 +473,3 @@ def missed_findings(summary: dict) -> list[dict]:
             f"({100 * missed / arrivals:.1f} %): the users could not keep up with the target rate.",
         )
     ]
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` whole if it fits, else cut at the last space before ``limit`` with an ellipsis:
-    never in the middle of an identifier."""
-    text = " ".join((text or "").split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0]
-    return cut + " …"

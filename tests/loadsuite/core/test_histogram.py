@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from locustfiles.suite.histogram import PERCENTILES, Histogram, nearest_rank, to_ms
+from locustfiles.suite.core.histogram import PERCENTILES, Histogram, nearest_rank, to_ms
 
 
 @pytest.mark.parametrize("seed", range(5))

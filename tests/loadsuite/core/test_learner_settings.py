@@ -6,8 +6,9 @@ import pytest
 
 from common.contract import cybersource
 from lms_stub.processor import pages
-from locustfiles.suite import learner_settings, paid_journey
-from locustfiles.suite.learner_settings import load_settings, paid_arrival, read_share
+from locustfiles.suite.core import learner_settings
+from locustfiles.suite.core.learner_settings import load_settings, paid_arrival, read_share
+from locustfiles.suite.users import paid_journey
 
 
 def test_the_default_mix_is_edx_50_to_1_with_a_read_for_every_ten_purchases():

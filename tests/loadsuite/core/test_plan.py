@@ -2,23 +2,23 @@
 
 import pytest
 
-from locustfiles.suite import plan
+from locustfiles.suite.core import catalogue, plan
 
 
 def test_ramp_has_one_step_per_user_count():
-    p = plan.from_env("ramp", {"USERS": "1 2 5", "STEP_SECONDS": "30"})
+    p = catalogue.get("ramp").plan({"USERS": "1 2 5", "STEP_SECONDS": "30"})
     assert [(s.start, s.seconds, s.users) for s in p.steps] == [(0, 30, 1), (30, 30, 2), (60, 30, 5)]
     assert (p.open_model, p.users, p.seconds) == (False, 5, 90)
 
 
 def test_the_ramp_default_is_edx_round_0():
-    p = plan.from_env("ramp", {})
+    p = catalogue.get("ramp").plan({})
     assert [s.users for s in p.steps] == list(range(1, 11))
     assert p.steps[0].seconds == 60
 
 
 def test_rpm_schedules_arrivals_evenly_on_the_clock():
-    p = plan.from_env("rpm", {"RPM": "78", "DURATION": "600"})
+    p = catalogue.get("rpm").plan({"RPM": "78", "DURATION": "600"})
     assert p.steps[0].arrivals == 780
     offsets = [p.arrival_offset(k) for k in range(780)]
     assert offsets[0] == pytest.approx(600 / 780 / 2)
@@ -27,21 +27,21 @@ def test_rpm_schedules_arrivals_evenly_on_the_clock():
 
 
 def test_capacity_steps_from_a_list_or_a_range():
-    listed = plan.from_env("capacity", {"RPM": "600 900 1200", "STEP_SECONDS": "10"})
+    listed = catalogue.get("capacity").plan({"RPM": "600 900 1200", "STEP_SECONDS": "10"})
     assert [s.target_rpm for s in listed.measured] == [600, 900, 1200]
-    ranged = plan.from_env("capacity", {"RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "1500"})
+    ranged = catalogue.get("capacity").plan({"RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "1500"})
     assert [s.target_rpm for s in ranged.measured] == [300, 600, 900, 1200, 1500]
     assert ranged.users >= 1500 / 60 * 5
 
 
 def test_soak_buckets_cover_the_hours_with_a_short_last_one():
-    p = plan.from_env("soak", {"HOURS": "0.5", "BUCKET_SECONDS": "700"})
+    p = catalogue.get("soak").plan({"HOURS": "0.5", "BUCKET_SECONDS": "700"})
     assert [s.seconds for s in p.measured] == [700, 700, 400]
     assert {s.target_rpm for s in p.steps} == {1038}
 
 
 def test_capacity_and_soak_begin_with_a_warm_up_at_their_first_rate():
-    capacity = plan.from_env("capacity", {"RPM": "600 900", "STEP_SECONDS": "10"})
+    capacity = catalogue.get("capacity").plan({"RPM": "600 900", "STEP_SECONDS": "10"})
     warm = capacity.steps[0]
     assert (warm.warm_up, warm.label, warm.start, warm.seconds, warm.target_rpm) == (
         True,
@@ -59,7 +59,7 @@ def test_capacity_and_soak_begin_with_a_warm_up_at_their_first_rate():
     assert capacity.seconds == 80
     # Its arrivals come first: 600 per minute for a minute, then the steps'.
     assert capacity.arrival_offset(599) < 60 < capacity.arrival_offset(600)
-    soak = plan.from_env("soak", {"HOURS": "0.5", "BUCKET_SECONDS": "900", "WARMUP_SECONDS": "120"})
+    soak = catalogue.get("soak").plan({"HOURS": "0.5", "BUCKET_SECONDS": "900", "WARMUP_SECONDS": "120"})
     assert [(s.label, s.start, s.target_rpm) for s in soak.steps] == [
         ("warm-up", 0, 1038),
         ("bucket 1", 120, 1038),
@@ -68,28 +68,28 @@ def test_capacity_and_soak_begin_with_a_warm_up_at_their_first_rate():
 
 
 def test_no_warm_up_when_asked_for_none_and_by_default_for_rpm():
-    assert plan.from_env("capacity", {"RPM": "600 900", "WARMUP_SECONDS": "0"}).warm_up is None
-    assert plan.from_env("soak", {"HOURS": "1", "WARMUP_SECONDS": "0"}).steps[0].label == "bucket 1"
-    assert plan.from_env("rpm", {}).warm_up is None
-    assert plan.from_env("rpm", {"WARMUP_SECONDS": "30"}).steps[0].warm_up
+    assert catalogue.get("capacity").plan({"RPM": "600 900", "WARMUP_SECONDS": "0"}).warm_up is None
+    assert catalogue.get("soak").plan({"HOURS": "1", "WARMUP_SECONDS": "0"}).steps[0].label == "bucket 1"
+    assert catalogue.get("rpm").plan({}).warm_up is None
+    assert catalogue.get("rpm").plan({"WARMUP_SECONDS": "30"}).steps[0].warm_up
     with pytest.raises(ValueError, match="WARMUP_SECONDS"):
-        plan.from_env("soak", {"WARMUP_SECONDS": "-1"})
+        catalogue.get("soak").plan({"WARMUP_SECONDS": "-1"})
 
 
 def test_a_second_belongs_to_the_step_it_falls_in():
-    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    p = catalogue.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
     assert [p.step_index(t) for t in (-0.5, 0, 9.99, 10, 19.99, 20)] == [None, 0, 0, 1, 1, None]
 
 
 @pytest.mark.parametrize("bad", [{"USERS": "0"}, {"USERS": "a"}, {"STEP_SECONDS": "0"}])
 def test_bad_sizes_are_refused(bad):
     with pytest.raises(ValueError):
-        plan.from_env("ramp", bad)
+        catalogue.get("ramp").plan(bad)
 
 
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError):
-        plan.from_env("marathon", {})
+        catalogue.get("marathon").plan({})
 
 
 def claimed_offsets(p, t0, workers):
@@ -103,7 +103,7 @@ def claimed_offsets(p, t0, workers):
 
 
 def test_workers_together_take_every_arrival_exactly_once():
-    p = plan.from_env("capacity", {"RPM": "600 1200", "STEP_SECONDS": "10"})
+    p = catalogue.get("capacity").plan({"RPM": "600 1200", "STEP_SECONDS": "10"})
     arrivals = sum(s.arrivals for s in p.steps)
     assert arrivals == 600 + 100 + 200  # the warm-up's minute, then the steps
     expected = sorted(round(p.arrival_offset(k), 6) for k in range(arrivals))
@@ -112,7 +112,7 @@ def test_workers_together_take_every_arrival_exactly_once():
 
 
 def test_late_arrivals_are_missed_not_made_up():
-    p = plan.from_env("rpm", {"RPM": "60", "DURATION": "10"})  # one arrival per second
+    p = catalogue.get("rpm").plan({"RPM": "60", "DURATION": "10"})  # one arrival per second
     clock = plan.ArrivalClock(p, t0=1000.0)
     due, missed = clock.claim(now=1005.4)  # the users were all busy until 5.4 s
     assert missed == [1000.5, 1001.5, 1002.5, 1003.5]  # more than a second late
@@ -124,7 +124,7 @@ def test_late_arrivals_are_missed_not_made_up():
 def test_each_claimed_arrival_names_its_index_in_the_whole_plan():
     """The learners' mix picks the paid journey by that index, so it must be the plan's, the
     same whichever worker takes the arrival, and a missed arrival's index is skipped with it."""
-    p = plan.from_env("rpm", {"RPM": "60", "DURATION": "10"})
+    p = catalogue.get("rpm").plan({"RPM": "60", "DURATION": "10"})
     taken = []
     for index in range(2):
         clock = plan.ArrivalClock(p, 1000.0, index, 2)

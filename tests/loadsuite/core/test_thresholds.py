@@ -2,7 +2,7 @@
 
 import pytest
 
-from locustfiles.suite import thresholds
+from locustfiles.suite.core import thresholds
 
 
 def test_parse_and_judge():

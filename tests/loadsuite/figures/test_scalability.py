@@ -8,7 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from locustfiles.suite import findings, profiles, report, scalability, terminal
+from locustfiles.suite import profiles, report
+from locustfiles.suite.figures import scalability
+from locustfiles.suite.report import terminal
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
 N = np.array([0.5, 1, 2, 4, 8, 12, 16, 24, 32, 48])

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import balancer, report
+from locustfiles.suite import report
+from locustfiles.suite.record import balancer
 from locustfiles.suite.report import sections
 from tests.loadsuite import synthetic
 

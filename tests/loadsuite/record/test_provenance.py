@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from locustfiles.suite import provenance
+from locustfiles.suite.record import provenance
 
 
 @pytest.fixture

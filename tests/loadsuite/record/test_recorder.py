@@ -2,8 +2,8 @@
 
 import random
 
-from locustfiles.suite import plan
-from locustfiles.suite.recorder import EXAMPLES, Recorder
+from locustfiles.suite import profiles
+from locustfiles.suite.record.recorder import EXAMPLES, Recorder
 
 BASKET = "/api/commerce/v0/baskets/"
 
@@ -14,7 +14,7 @@ def requests(seed=1, count=2000, t0=1000):
 
 
 def test_worker_reports_merge_into_the_same_steps_as_one_process():
-    p = plan.from_env("ramp", {"USERS": "1 2 3", "STEP_SECONDS": "10"})
+    p = profiles.get("ramp").plan({"USERS": "1 2 3", "STEP_SECONDS": "10"})
     single = Recorder(p)
     single.t0 = 1000
     workers = [Recorder(p) for _ in range(3)]
@@ -37,7 +37,7 @@ def test_worker_reports_merge_into_the_same_steps_as_one_process():
 
 
 def test_missed_arrivals_go_to_the_step_they_were_due_in():
-    p = plan.from_env("capacity", {"RPM": "60 120", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"})
+    p = profiles.get("capacity").plan({"RPM": "60 120", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"})
     recorder = Recorder(p)
     recorder.t0 = 1000
     recorder.missed([1001.5, 1012.5, 1013.5])
@@ -46,7 +46,7 @@ def test_missed_arrivals_go_to_the_step_they_were_due_in():
 
 
 def test_a_worker_forgets_what_it_sent():
-    recorder = Recorder(plan.from_env("smoke", {}))
+    recorder = Recorder(profiles.get("smoke").plan({}))
     recorder.request(BASKET, 1000.2, 12.0, True, 201)
     recorder.answered("100001", 1000.2)
     first = recorder.drain()
@@ -55,7 +55,7 @@ def test_a_worker_forgets_what_it_sent():
 
 
 def test_failure_examples_are_capped():
-    recorder = Recorder(plan.from_env("smoke", {}))
+    recorder = Recorder(profiles.get("smoke").plan({}))
     for i in range(10):
         recorder.example(BASKET, 503, f"busy {i}")
     master = Recorder(recorder.plan)
@@ -64,7 +64,7 @@ def test_failure_examples_are_capped():
 
 
 def test_a_step_notes_the_seconds_it_was_disturbed():
-    p = plan.from_env("chaos", {"FAULTS": "lms_down worker_kill", "PHASE_SECONDS": "10"})
+    p = profiles.get("chaos").plan({"FAULTS": "lms_down worker_kill", "PHASE_SECONDS": "10"})
     recorder = Recorder(p)
     recorder.t0 = 1000
     recorder.request(BASKET, 1001.5, 30.0, True, 201)
@@ -78,7 +78,7 @@ def test_a_step_notes_the_seconds_it_was_disturbed():
 
 
 def test_server_timings_sent_by_workers_average_per_step_as_in_one_process():
-    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    p = profiles.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
     single, master = Recorder(p), Recorder(p)
     single.t0 = master.t0 = 1000
     workers = [Recorder(p), Recorder(p)]

@@ -4,7 +4,7 @@ import time
 
 from locust.env import Environment
 
-from locustfiles.suite import loadrun
+from locustfiles.suite.run import session
 
 
 def test_per_second_counts_and_chart_history_are_trimmed():
@@ -19,7 +19,7 @@ def test_per_second_counts_and_chart_history_are_trimmed():
         stats.total.num_reqs_per_sec[second] = 3
     stats.history.extend({"time": i} for i in range(5000))
 
-    loadrun.trim_locust_memory(stats, now)
+    session.trim_locust_memory(stats, now)
 
     assert min(entry.num_reqs_per_sec) >= now - 120 and len(entry.num_reqs_per_sec) == 120
     assert len(entry.num_fail_per_sec) == 120 and len(stats.total.num_reqs_per_sec) == 120

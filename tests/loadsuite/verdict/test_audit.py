@@ -5,7 +5,7 @@ refund is owed (counted apart), notifications counted by outcome."""
 import pytest
 
 from common.contract.statuses import NOTIFICATION
-from locustfiles.suite import audit, facts
+from locustfiles.suite.verdict import audit, facts
 
 NAMES = {"open": "Open", "complete": "Complete", "fulfillment_error": "Fulfillment Error"}
 COURSE = "course-v1:LoadTestX+LT0001+2015"
@@ -212,7 +212,8 @@ def test_every_payment_problem_fails_the_run_and_is_named(monkeypatch, tmp_path)
 
 
 def test_the_report_and_the_terminal_show_the_payments_where_the_audit_is(tmp_path):
-    from locustfiles.suite import report, terminal
+    from locustfiles.suite import report
+    from locustfiles.suite.report import terminal
     from tests.loadsuite import synthetic
 
     p, recorder, _, _ = synthetic.recorded("ramp")

@@ -1,7 +1,8 @@
 """Findings written from planted data: each test plants one fact in a synthetic summary and
 checks the sentence that reports it (and that a run without the fact gets no such sentence)."""
 
-from locustfiles.suite import findings, profiles
+from locustfiles.suite.core import text
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
 
@@ -126,10 +127,10 @@ def test_capacity_reached_is_reported():
 
 
 def test_plurals_and_shortened_sql():
-    assert profiles.plural(1, "user") == "1 user" and profiles.plural(3, "user") == "3 users"
+    assert text.plural(1, "user") == "1 user" and text.plural(3, "user") == "3 users"
     statement = "SELECT `a_long_identifier` FROM `some_table` WHERE `another_identifier` = ?"
-    assert findings.shorten(statement, 30) == "SELECT `a_long_identifier` …"
-    assert findings.shorten(statement, 200) == statement
+    assert text.shorten(statement, 30) == "SELECT `a_long_identifier` …"
+    assert text.shorten(statement, 200) == statement
 
 
 def test_orders_left_in_fulfillment_error_are_explained_beside_nothing_lost():
