@@ -16,25 +16,6 @@ from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
 from locustfiles.suite.core.text import plural
 
-# The make variables every profile may read; each profile says which it uses and its defaults.
-SIZE_VARIABLES = (
-    "USERS",
-    "STEP_SECONDS",
-    "RPM",
-    "DURATION",
-    "HOURS",
-    "BUCKET_SECONDS",
-    "RPM_START",
-    "RPM_STEP",
-    "RPM_MAX",
-    "FAULTS",
-    "PHASE_SECONDS",
-    "FAULT_SECONDS",
-    "WARMUP_SECONDS",
-    "SAMPLE_HZ",
-    "CAPACITY_RPM",
-)
-
 
 class Profile:
     """A kind of run. Subclasses set the class attributes and override what differs."""

@@ -3,7 +3,7 @@ bucket) for the order endpoint, the same row for the whole run, per-endpoint row
 profile-specific results (capacity, soak trend)."""
 
 from locustfiles.suite.core import refusals
-from locustfiles.suite.core.histogram import PERCENTILES, Histogram
+from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
 from locustfiles.suite.core.plan import Plan
 from locustfiles.suite.record.recorder import EndpointStats, StepStats
@@ -228,14 +228,6 @@ def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
         "tables": tables,
         "p95_by_size": [[r["db_size_mb"], r.get("p95")] for r in sized],
     }
-
-
-def merged_histogram(steps: dict[int, StepStats], name: str = ORDER_ENDPOINT) -> Histogram:
-    histogram = Histogram()
-    for stats in steps.values():
-        if name in stats.endpoints:
-            histogram.merge(stats.endpoints[name].histogram)
-    return histogram
 
 
 def overload_figures(summary: dict) -> dict:

@@ -52,7 +52,6 @@ GROUPS = ("ecommerce", "lms_stub", "rollup", "locust")
 OWN_CODE = ("ecommerce/", "lms_stub/", "common/", "locustfiles/", "settings/")
 EVENT_LOOP = "event loop"
 TOP = 25  # frames kept per list in summary.json (the report shows 10)
-REPORTED = 10
 STOP_SECONDS = 30  # how long py-spy may take to write its file once told to stop
 BEHIND = re.compile(r"([\d.]+)(ns|µs|us|ms|s) behind in sampling")
 SUMMARY_LINE = re.compile(r"Samples: (\d+) Errors: (\d+)")
