@@ -1,7 +1,9 @@
-"""A Locust worker only sends requests: what it imports stays clear of the reports (no numpy,
-no matplotlib, no report or judging module of the suite). Both in a fresh interpreter that
-imports every locustfile, and in a real worker process once Locust's init event has made its
-run object (Jinja2 is not asked about: Locust itself imports it, for its web UI)."""
+"""What each process loads. A Locust worker only sends requests: what it imports stays clear of
+the reports (no numpy, no matplotlib, no report or judging module of the suite), both in a
+fresh interpreter that imports every locustfile and in a real worker process once Locust's
+init event has made its run object (Jinja2 is not asked about: Locust itself imports it, for
+its web UI). And `python -m locustfiles.suite.run` imports no Locust: the processes it starts
+do (Locust's gevent patching after ssl was imported, by PyJWT say, ends in a RecursionError)."""
 
 import json
 import os
@@ -46,6 +48,15 @@ def test_importing_every_locustfile_loads_nothing_that_reports():
     beyond = [m for m in suite if m.split(".")[0] not in ("core", "users", "record", "run")]
     beyond += [m for m in suite if m.startswith(("record.", "run.")) and m not in WORKER_LAYERS]
     assert beyond == []
+
+
+def test_the_command_line_imports_no_locust():
+    probe = "import json, sys, locustfiles.suite.run.cli; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert [m for m in json.loads(done.stdout) if m.split(".")[0] == "locust"] == []
 
 
 def free_port() -> int:

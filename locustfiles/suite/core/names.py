@@ -1,7 +1,7 @@
-"""The names the suite's layers share: the statuses that count as an answered purchase, and
-the request names (Locust's stats names) of the purchases. One home, so that the recorder,
-the figures and the catalogue read them without importing one another. Standard library and
-the wire contract only."""
+"""The names the suite's layers share: the statuses that count as an answered purchase, the
+request names (Locust's stats names) of the purchases, and the run folder's progress log. One
+home, so that the recorder, the figures, the catalogue and the command line read them without
+importing one another. Standard library and the wire contract only."""
 
 from common.contract import paths
 
@@ -18,3 +18,7 @@ FREE_PURCHASE = paths.COMMERCE_BASKETS
 PAID_PURCHASE = paths.payment_notification("cybersource")
 PURCHASES = (FREE_PURCHASE, PAID_PURCHASE)
 RECEIPT = "/api/v2/orders/:id/"  # the stats name of the paid order read back
+
+# The run folder's progress lines: the run object writes them, `python -m locustfiles.suite.run`
+# prints them as they come (it imports no Locust: the processes it starts do).
+PROGRESS_FILE = "progress.log"

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from common.environment import get
 from locustfiles.suite.core import catalogue, learner_settings, thresholds
+from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.record import sampler
 from locustfiles.suite.report import terminal
-from locustfiles.suite.run.keeper import PROGRESS_FILE
 from locustfiles.suite.stack import hosts, services
 from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.tools import preload

@@ -24,6 +24,7 @@ from common.environment import get
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.learner_settings import load_settings
+from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.core.plan import ArrivalClock, LivePlan
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record import balancer, provenance
@@ -33,8 +34,6 @@ from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, tri
 from locustfiles.suite.stack import services
 from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.verdict import audit, findings
-
-PROGRESS_FILE = "progress.log"
 
 
 class KeptRun(LoadRun):
