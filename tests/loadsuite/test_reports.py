@@ -8,7 +8,7 @@ import pytest
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import names
 from locustfiles.suite.core.histogram import nearest_rank
-from locustfiles.suite.figures import results
+from locustfiles.suite.figures import results, time_split
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report import compare
 from locustfiles.suite.stack import hosts
@@ -144,7 +144,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
     summary = summary_for(p, recorder)
 
     first, second = summary["steps"]
-    assert report.time_split(first) == {
+    assert time_split.time_split(first) == {
         "LMS app": 2.0,
         "LMS db": 1.0,
         "ecommerce app": 15.0,
@@ -153,7 +153,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
         # 50 seen by the client - 43 inside the LMS, + 40 the LMS waited - 35 inside ecommerce
         "network and queues": 12.0,
     }
-    assert report.time_split(second) is None
+    assert time_split.time_split(second) is None
     report.write(summary, tmp_path)
     assert (tmp_path / "time_split.png").stat().st_size > 0
     text = (tmp_path / "report.md").read_text()
