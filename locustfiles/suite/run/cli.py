@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from common.environment import get
+from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, learner_settings, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.record import sampler
@@ -77,7 +78,7 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        catalogue.get(profile).plan(env)
+        profiles.get(profile).plan(env)
         thresholds.parse(env.get("THRESHOLDS", ""))
         learner_settings.load_settings(env)
         preload_to = preload_size(env.get("PRELOAD"))
