@@ -15,7 +15,7 @@ export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPAC
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see README.md, \"Load runs\"):"
-	@python3 -m locustfiles.suite.profiles
+	@python3 -m locustfiles.suite.core.catalogue
 
 bootstrap:  ## install system packages and the virtualenv (.venv)
 	@scripts/bootstrap.sh
@@ -67,11 +67,11 @@ bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURS
 
 preload:  ## fill both databases as ORDERS (4000000) purchases would; resumes, extends
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
-	@.venv/bin/python -m locustfiles.suite.preload --orders $(or $(ORDERS),4000000)
+	@.venv/bin/python -m locustfiles.suite.tools.preload --orders $(or $(ORDERS),4000000)
 
 index-audit:  ## rows read by every statement of every request path (after make preload)
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null
-	@.venv/bin/python -m locustfiles.suite.index_audit --out var/index-audit.md
+	@.venv/bin/python -m locustfiles.suite.tools.index_audit --out var/index-audit.md
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
 smoke ramp rpm capacity overload soak chaos edx2015 profile:
@@ -83,7 +83,7 @@ edx2015-original:  ## edX's own 2015 client from your checkout (EDX_LOAD_TESTS=<
 
 compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }
-	@.venv/bin/python -m locustfiles.suite.compare "$(A)" "$(B)"
+	@.venv/bin/python -m locustfiles.suite.report.compare "$(A)" "$(B)"
 
 lint:  ## ruff check and format check, and the import layering (import-linter)
 	@scripts/bootstrap.sh && scripts/lint.sh

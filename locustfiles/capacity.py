@@ -3,6 +3,6 @@ rising until a threshold breaks (default p95<460 errors<0.01 missed<0.01); repor
 highest RPM that held."""
 
 from locustfiles.learners import ArrivingLearner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("capacity")
+Shape = hooks.use("capacity")

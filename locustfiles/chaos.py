@@ -6,6 +6,6 @@ judged against its fault's expected outcome; then every unfulfilled order is ret
 audit must find nothing lost, duplicated or partial."""
 
 from locustfiles.learners import ArrivingLearner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("chaos")
+Shape = hooks.use("chaos")

@@ -4,9 +4,9 @@ processor (edX's 50 : 1); now and then one reads its order back.
 
 Environment: COURSES (buy among the first N courses; 1 = one hot seat), WAIT_MIN/WAIT_MAX
 (think time of the closed-model learner, 3-5 s as in 2015), BUY_WEIGHT/PAY_WEIGHT/READ_WEIGHT
-(free purchases : paid ones : reads, 50 : 1 : 5; locustfiles/suite/learner_settings.py). The
+(free purchases : paid ones : reads, 50 : 1 : 5; locustfiles/suite/core/learner_settings.py). The
 paid journey signs the learner's token for ecommerce as edX's client did: JWT_SECRET_KEY,
-JWT_ISSUER and ECOMMERCE_URL (locustfiles/suite/paid_journey.py).
+JWT_ISSUER and ECOMMERCE_URL (locustfiles/suite/users/paid_journey.py).
 """
 
 import os
@@ -19,10 +19,10 @@ from locust.contrib.fasthttp import FastHttpSession
 
 from common.contract import paths
 from common.contract.courses import PAID_MODE, catalogue, free_seats
-from locustfiles.suite import hooks  # noqa: F401  (registers the suite's events)
-from locustfiles.suite import paid_journey as paid
-from locustfiles.suite.arrivals import ArrivalsMixin
-from locustfiles.suite.learner_settings import load_settings, paid_arrival, read_share
+from locustfiles.suite.core.learner_settings import load_settings, paid_arrival, read_share
+from locustfiles.suite.run import hooks  # noqa: F401  (registers the suite's events)
+from locustfiles.suite.users import paid_journey as paid
+from locustfiles.suite.users.arrivals import ArrivalsMixin
 
 SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
 WEIGHTS = SETTINGS["weights"]

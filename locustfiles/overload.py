@@ -3,6 +3,6 @@ after a warm-up at the capacity rate; judged on how the overload was handled: p9
 failure a JSON 503 or 429 refusal, no refused purchase leaving an order behind."""
 
 from locustfiles.learners import ArrivingLearner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("overload")
+Shape = hooks.use("overload")

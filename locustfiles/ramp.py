@@ -2,6 +2,6 @@
 between purchases, as edX's Round 0 table. One report row per step."""
 
 from locustfiles.learners import Learner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("ramp")
+Shape = hooks.use("ramp")

@@ -3,6 +3,6 @@ scheduled against the clock whatever the service does: achieved RPM and missed a
 reported next to the target."""
 
 from locustfiles.learners import ArrivingLearner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("rpm")
+Shape = hooks.use("rpm")

@@ -3,6 +3,6 @@ per bucket the same columns, database size and memory of every server process, a
 trend across buckets."""
 
 from locustfiles.learners import ArrivingLearner  # noqa: F401
-from locustfiles.suite import profile
+from locustfiles.suite.run import hooks
 
-Shape = profile.use("soak")
+Shape = hooks.use("soak")

@@ -169,7 +169,7 @@ stop_services() {
 
 # The Locust processes of this checkout: `make run`'s web UI (var/run/locust.pid: its pid, then
 # its URL; scripts/run.sh writes it) and load-suite runs (var/run/suite-<pid>.pid: the pid of
-# `python -m locustfiles.suite.run`, then what runs; locustfiles/suite/services.py writes it).
+# `python -m locustfiles.suite.run`, then what runs; locustfiles/suite/stack/services.py writes it).
 MAKE_RUN_LOCUST=$RUN_DIR/locust.pid
 SUITE_RUN=locustfiles.suite.run
 

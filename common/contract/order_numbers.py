@@ -5,7 +5,6 @@ number is unique without a counter row to lock."""
 import re
 
 OFFSET = 100_000
-DEFAULT_PREFIX = "OSCR"
 PREFIX = re.compile(r"^[A-Z0-9]{1,16}\Z")
 
 

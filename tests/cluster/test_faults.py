@@ -31,9 +31,9 @@ import pytest
 import yaml
 
 from common.environment import get
-from locustfiles.suite import audit
-from locustfiles.suite.balancer import BalancerStats
 from locustfiles.suite.chaos import cluster as faults
+from locustfiles.suite.record.balancer import BalancerStats
+from locustfiles.suite.verdict import audit
 from tests.cluster.conftest import CLUSTER_SH, LMS_PORT, PREFIX, ROOT, cluster, hosts, on_host
 
 ADDRESSES = hosts()

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DATABASES = ("test_size_ecommerce", "test_size_lms")
+PRELOAD_MODULE = "locustfiles.suite.tools.preload"
 # Well above the largest read the audit allows whatever the size (index_audit.BOUNDED_ROWS), so
 # that a scan of the orders cannot pass for a bounded read.
 ORDERS = 40_000
@@ -45,9 +46,7 @@ def preloaded():
     )
     try:
         stack_up(env)
-        done = suite(
-            env, "locustfiles.suite.preload", "--orders", str(ORDERS), "--courses", "5", "--batch", "6000"
-        )
+        done = suite(env, PRELOAD_MODULE, "--orders", str(ORDERS), "--courses", "5", "--batch", "6000")
         assert done.returncode == 0, done.stdout + done.stderr
         env["PRELOAD_OUTPUT"] = done.stdout
         yield env
@@ -145,10 +144,10 @@ def test_retry_leaves_preloaded_orders_alone(preloaded):
 
 
 def test_a_second_preload_to_the_same_total_writes_nothing_and_a_larger_one_extends(preloaded):
-    again = suite(preloaded, "locustfiles.suite.preload", "--orders", str(ORDERS), "--courses", "5")
+    again = suite(preloaded, PRELOAD_MODULE, "--orders", str(ORDERS), "--courses", "5")
     assert again.returncode == 0 and "nothing to do" in again.stdout, again.stdout + again.stderr
     before = scalar(DATABASES[0], "SELECT MAX(date_placed) FROM order_order")
-    more = suite(preloaded, "locustfiles.suite.preload", "--orders", str(ORDERS + 300), "--courses", "5")
+    more = suite(preloaded, PRELOAD_MODULE, "--orders", str(ORDERS + 300), "--courses", "5")
     assert more.returncode == 0 and "300 purchases written" in more.stdout, more.stdout + more.stderr
     assert scalar(DATABASES[0], "SELECT COUNT(*) FROM order_order") == ORDERS + 300
     assert scalar(DATABASES[1], "SELECT COUNT(*) FROM auth_user") == ORDERS + 300
@@ -171,7 +170,7 @@ def test_a_short_load_run_on_the_preloaded_database_loses_nothing(preloaded):
 
 def test_no_statement_of_any_request_path_scans_a_growing_table(preloaded):
     out = ROOT / "var" / "test" / "sizestack" / "index-audit.md"
-    done = suite(preloaded, "locustfiles.suite.index_audit", "--out", str(out))
+    done = suite(preloaded, "locustfiles.suite.tools.index_audit", "--out", str(out))
     assert out.exists(), done.stdout + done.stderr
     scans = [line for line in out.read_text().splitlines() if line.endswith("| **scans** |")]
     assert not scans, "\n".join(scans)
@@ -180,7 +179,7 @@ def test_no_statement_of_any_request_path_scans_a_growing_table(preloaded):
 
 def test_the_audit_allows_no_more_than_the_dashboards_bounded_window():
     from ecommerce.dashboard.index import RECENT_CAP
-    from locustfiles.suite.index_audit import BOUNDED_ROWS, scan_limit
+    from locustfiles.suite.tools.index_audit import BOUNDED_ROWS, scan_limit
 
     # The statistics read the window's newest orders plus one, to know whether there were more.
     assert BOUNDED_ROWS == RECENT_CAP + 1 and scan_limit(ORDERS) == BOUNDED_ROWS < ORDERS

@@ -5,18 +5,20 @@ issue 12's summary.json contract defines them."""
 
 import random
 
-from locustfiles.suite import cpu, plan, profiles, results
-from locustfiles.suite.histogram import nearest_rank
-from locustfiles.suite.recorder import Recorder
+from locustfiles.suite import profiles
+from locustfiles.suite.core import names
+from locustfiles.suite.core.histogram import nearest_rank
+from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.record.recorder import Recorder
 
-BASKET = results.ORDER_ENDPOINT
+BASKET = names.ORDER_ENDPOINT
 READ = "/api/v2/orders/[number]/"
 
 
 def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, reads=0):
     """A plan and a Recorder fed ``requests`` random order requests (five times slower after
     ``slow_after`` seconds) and ``reads`` order reads; the raw values per step; the requests."""
-    p = plan.from_env(profile, env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
+    p = profiles.get(profile).plan(env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
     recorder = Recorder(p)
     recorder.t0 = 1000
     rng = random.Random(seed)

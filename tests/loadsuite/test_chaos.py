@@ -3,12 +3,13 @@ expected outcome, and the audit's counts from the facts the services give."""
 
 import pytest
 
-from locustfiles.suite import audit, chaos, facts, plan, report
+from locustfiles.suite import chaos, profiles, report
 from locustfiles.suite.chaos import Event
+from locustfiles.suite.verdict import audit, facts
 
 
 def test_one_step_per_fault_in_the_order_given():
-    p = plan.from_env("chaos", {"FAULTS": "db_restart lms_down", "PHASE_SECONDS": "20", "RPM": "120"})
+    p = profiles.get("chaos").plan({"FAULTS": "db_restart lms_down", "PHASE_SECONDS": "20", "RPM": "120"})
     assert [(s.start, s.seconds, s.fault, s.target_rpm) for s in p.steps] == [
         (0, 20, "db_restart", 120),
         (20, 20, "lms_down", 120),
@@ -17,14 +18,14 @@ def test_one_step_per_fault_in_the_order_given():
 
 
 def test_every_fault_by_default_at_300_rpm():
-    p = plan.from_env("chaos", {})
+    p = profiles.get("chaos").plan({})
     assert [s.fault for s in p.steps] == list(chaos.FAULTS)
     assert {s.target_rpm for s in p.steps} == {300}
 
 
 def test_enough_users_for_arrivals_while_the_lms_is_slower_than_the_timeout(monkeypatch):
     monkeypatch.setenv("LMS_ENROLLMENT_TIMEOUT", "7")
-    p = plan.from_env("chaos", {"RPM": "300"})
+    p = profiles.get("chaos").plan({"RPM": "300"})
     # 5 arrivals a second, each may take the timeout plus slack: at least 5 * 12 users.
     assert p.users >= 60
 
@@ -35,7 +36,7 @@ def test_enough_users_for_arrivals_while_the_lms_is_slower_than_the_timeout(monk
 )
 def test_bad_chaos_sizes_are_refused(env, message):
     with pytest.raises(ValueError, match=message):
-        plan.from_env("chaos", env)
+        profiles.get("chaos").plan(env)
 
 
 def test_the_fault_sits_inside_its_step_with_time_to_recover(monkeypatch):
@@ -325,7 +326,7 @@ def meteor(monkeypatch):
 
 
 def test_a_new_fault_is_one_registered_class(meteor):
-    p = plan.from_env("chaos", {"FAULTS": "meteor lms_down"})
+    p = profiles.get("chaos").plan({"FAULTS": "meteor lms_down"})
     assert [s.fault for s in p.steps] == ["meteor", "lms_down"]
     result = outcome(chaos.checks(row(crater=1), Event("meteor", 1.0, 2.0), {}, 0.0))
     assert result == {
@@ -338,7 +339,7 @@ def test_a_new_fault_is_one_registered_class(meteor):
 
 def test_a_fault_that_fails_to_inject_is_undone_and_recorded(meteor):
     events = {}
-    chaos.drive(plan.from_env("chaos", {"FAULTS": "meteor", "PHASE_SECONDS": "10"}), 0.0, events)
+    chaos.drive(profiles.get("chaos").plan({"FAULTS": "meteor", "PHASE_SECONDS": "10"}), 0.0, events)
     assert events[0].error == "RuntimeError: no meteor today"
     assert len(meteor) == 1
 

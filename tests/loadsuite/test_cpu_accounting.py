@@ -7,11 +7,17 @@ import time
 
 import pytest
 
-from locustfiles.suite import compare, cpu, edx2015, findings, paid_journey, report, results, terminal
-from locustfiles.suite.server import COUNTERS, GAUGES, ServerSampler
+from common import hostreadings
+from locustfiles.suite import report
+from locustfiles.suite.core import names
+from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler
+from locustfiles.suite.report import compare, terminal
+from locustfiles.suite.users import paid_journey
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
-BASKET = results.ORDER_ENDPOINT
+BASKET = names.ORDER_ENDPOINT
 
 
 def step(statuses=None, paid=None, seconds=10, **readings) -> dict:
@@ -97,12 +103,12 @@ def test_a_profiles_purchase_endpoints_count_their_2xx_answers():
     row = {
         "seconds": 10,
         "endpoints": {
-            edx2015.FREE_PURCHASE: {"statuses": {"201": 30, "409": 1}},
-            edx2015.PAID_PURCHASE: {"statuses": {"200": 2, "400": 1}},
+            names.FREE_PURCHASE: {"statuses": {"201": 30, "409": 1}},
+            names.PAID_PURCHASE: {"statuses": {"200": 2, "400": 1}},
             paid_journey.ORDER_READ: {"statuses": {"200": 99}},  # not a purchase for this client
         },
     }
-    assert cpu.purchases(row, edx2015.PURCHASES) == {"free": 30, "paid": 2}
+    assert cpu.purchases(row, names.PURCHASES) == {"free": 30, "paid": 2}
     assert cpu.purchases(row) == {"free": 30, "paid": 99}
 
 
@@ -144,23 +150,23 @@ def test_the_runs_figures_sum_the_steps_cpu_and_purchases():
 
 def test_proc_stat_busy_time_leaves_out_idle_iowait_and_the_guests_counted_twice():
     text = "cpu  10 1 5 100 7 2 3 4 9 9\ncpu0 5 0 2 50 3 1 1 2 4 4\nintr 1 2 3\n"
-    assert cpu.busy_ticks(text) == 10 + 1 + 5 + 2 + 3 + 4
+    assert hostreadings.busy_ticks(text) == 10 + 1 + 5 + 2 + 3 + 4
     with pytest.raises(ValueError):
-        cpu.busy_ticks("intr 1 2 3\n")
-    assert cpu.machine_busy_seconds("/nonexistent/stat") is None
+        hostreadings.busy_ticks("intr 1 2 3\n")
+    assert hostreadings.machine_busy_seconds("/nonexistent/stat") is None
 
 
 def test_the_machines_busy_time_read_from_proc_stat_counts_this_process():
     with open(cpu.PROC_STAT) as handle:
-        ticks = cpu.busy_ticks(handle.read())
+        ticks = hostreadings.busy_ticks(handle.read())
     uptime = float(open("/proc/uptime").read().split()[0])
     assert 0 < ticks / os.sysconf("SC_CLK_TCK") <= uptime * os.cpu_count() * 1.01
 
-    before, own = cpu.machine_busy_seconds(), time.process_time()
+    before, own = hostreadings.machine_busy_seconds(), time.process_time()
     while time.process_time() - own < 0.5:  # half a second of this process's CPU
         pass
     burned = time.process_time() - own
-    assert cpu.machine_busy_seconds() - before >= 0.8 * burned  # a tick's rounding or two
+    assert hostreadings.machine_busy_seconds() - before >= 0.8 * burned  # a tick's rounding or two
 
 
 def test_a_reading_gives_the_machines_cpu_and_its_seconds(tmp_path):

@@ -6,9 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from locustfiles.suite import edx2015, profiles, results, terminal
-from locustfiles.suite.plan import Step
-from locustfiles.suite.recorder import StepStats
+from locustfiles.suite import profiles
+from locustfiles.suite.core.plan import Step
+from locustfiles.suite.figures import results
+from locustfiles.suite.record.recorder import StepStats
+from locustfiles.suite.report import terminal
+from locustfiles.suite.users import edx2015_orders
 
 NOTIFY = "/payment/cybersource/notify/"
 
@@ -39,7 +42,7 @@ def answer(status: int, body=None, sent=None):
     ],
 )
 def test_a_purchase_answered_2xx_names_its_order(name, response, number):
-    assert edx2015.order_number(name, response) == number
+    assert edx2015_orders.order_number(name, response) == number
 
 
 def test_the_profile_is_a_fixed_number_of_users_for_a_while():

@@ -14,8 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from locustfiles.suite import cpu, report
-from locustfiles.suite.server import COUNTERS, GAUGES, ServerSampler, parse_hosts
+from locustfiles.suite import report
+from locustfiles.suite.figures import cpu
+from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler, parse_hosts
 from tests.loadsuite import synthetic
 from tests.loadsuite.test_profiles import assert_nothing_lost, run
 from tests.support.servers import free_port
@@ -297,9 +298,9 @@ def test_a_workers_cpu_is_divided_by_its_own_clock_however_far_off_the_masters()
     count included: 30 s ahead of the master's, its first step still reads its true share."""
     from types import SimpleNamespace
 
-    from locustfiles.suite.loadrun import LoadRun
+    from locustfiles.suite.run.keeper import KeptRun
 
-    run = object.__new__(LoadRun)  # the master's bookkeeping only: no Locust environment
+    run = object.__new__(KeptRun)  # the master's bookkeeping only: no Locust environment
     run.environment = SimpleNamespace(runner=None)
     run.env = {"READINGS_HOST_NAME": "locust-1"}
     master_now = time.time()

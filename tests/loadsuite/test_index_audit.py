@@ -7,7 +7,7 @@ import jwt
 import pytest
 
 from common.contract import tokens
-from locustfiles.suite.index_audit import Audit
+from locustfiles.suite.tools.index_audit import Audit
 
 LEARNER_KEY = "learner-key-for-this-test-only-0123456789abcdef"
 STAFF_KEY = "staff-key-for-this-test-only-0123456789abcdef"

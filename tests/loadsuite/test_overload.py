@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import findings, paid_journey, plan, profiles, refusals, report, results, thresholds
-from locustfiles.suite.recorder import Recorder
+from locustfiles.suite import profiles, report
+from locustfiles.suite.core import names, refusals, thresholds
+from locustfiles.suite.figures import results
+from locustfiles.suite.record.recorder import Recorder
+from locustfiles.suite.users import paid_journey
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
 ROOT = Path(__file__).resolve().parents[2]
-BASKET = results.ORDER_ENDPOINT
+BASKET = names.ORDER_ENDPOINT
 AUTO_AUTH = "/auto_auth"
 OVERLOADED = json.dumps({"error": "overloaded", "message": "The service is at capacity."})
 PASSED_ON = json.dumps(
@@ -60,7 +64,7 @@ def overloaded_run(
     """An overload plan and the rows of a run with ``accepted`` 201s, order requests refused
     by the LMS (``shed``) and passed on from ecommerce (``passed_on``), logins refused too, and
     ``html_502`` answers that are no refusal; recorded by ``workers`` processes as Locust's would."""
-    p = plan.from_env("overload", env or {"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "0"})
+    p = profiles.get("overload").plan(env or {"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "0"})
     master = Recorder(p)
     master.t0 = 1000
     sources = [Recorder(p) for _ in range(workers)]
@@ -109,7 +113,7 @@ def test_unshed_counts_failures_of_any_endpoint_that_were_not_refusals():
     ],
 )
 def test_overload_runs_at_rpm_or_one_and_a_half_times_capacity_after_a_warm_up_at_capacity(env, target, warm):
-    p = plan.from_env("overload", env)
+    p = profiles.get("overload").plan(env)
     warm_up, step = p.steps
     assert warm_up.warm_up and warm_up.target_rpm == warm and warm_up.seconds == 30
     assert step.target_rpm == target and step.seconds == 120
@@ -118,7 +122,7 @@ def test_overload_runs_at_rpm_or_one_and_a_half_times_capacity_after_a_warm_up_a
 
 def test_overload_needs_a_rate():
     with pytest.raises(ValueError, match="RPM, or CAPACITY_RPM"):
-        plan.from_env("overload", {})
+        profiles.get("overload").plan({})
 
 
 def judged(p, recorder, audit=None) -> tuple[dict, list[dict], list[str]]:
@@ -214,7 +218,7 @@ def test_a_run_with_only_refusals_has_no_problem_finding():
 
 
 def test_the_terminal_says_what_was_shed():
-    from locustfiles.suite import terminal
+    from locustfiles.suite.report import terminal
 
     summary, _, _ = judged(*overloaded_run())
     lines = terminal.overload_lines(summary["overload"])

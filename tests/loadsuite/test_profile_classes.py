@@ -6,16 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import profiles, results, server, terminal
-from locustfiles.suite.plan import LivePlan, Step
-from locustfiles.suite.recorder import EndpointStats, Timeline
+from locustfiles.suite import profiles
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.core.plan import LivePlan, Step
+from locustfiles.suite.figures import results
+from locustfiles.suite.record import sampler
+from locustfiles.suite.record.recorder import EndpointStats, Timeline
+from locustfiles.suite.report import terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_make_help_states_each_profiles_defaults_from_the_profile():
     done = subprocess.run(["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True)
-    for name in profiles.RUNNABLE:
+    for name in catalogue.RUNNABLE:
         profile = profiles.get(name)
         line = next(line for line in done.stdout.splitlines() if line.strip().startswith(f"make {name} "))
         for key, default in profile.defaults.items():
@@ -122,7 +126,7 @@ def test_a_percentile_needs_five_samples_in_its_tail(requests, thin):
     ],
 )
 def test_the_counter_rollups_statements_are_told_from_the_requests(statement, background):
-    assert server.is_background(statement) is background
+    assert sampler.is_background(statement) is background
 
 
 def test_digest_report_puts_background_statements_apart():
@@ -138,7 +142,7 @@ def test_digest_report_puts_background_statements_apart():
         }
 
     after = {"a": digest("SELECT GET_LOCK (?, ?)", 90), "b": digest("SELECT * FROM `order_order`", 10)}
-    report = server.digest_report({}, after)
+    report = sampler.digest_report({}, after)
     assert [d["statement"] for d in report["top"]] == ["SELECT * FROM `order_order`"]
     assert [d["statement"] for d in report["background"]] == ["SELECT GET_LOCK (?, ?)"]
 
@@ -206,8 +210,8 @@ def test_the_terminal_names_the_capacity_and_the_step_that_broke_it():
 
 
 def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
-    from locustfiles.suite import findings
     from locustfiles.suite.report import sections
+    from locustfiles.suite.verdict import findings
 
     summary = {
         "profile": "capacity",

@@ -10,7 +10,9 @@ from collections import Counter
 
 import pytest
 
-from locustfiles.suite import flamegraph, profiler, profiles, report
+from locustfiles.suite import profiles, report
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.profiling import flamegraph, pyspy
 from tests.loadsuite import synthetic
 from tests.loadsuite.test_reports import recorded
 
@@ -38,35 +40,35 @@ COLLAPSED = (
 
 
 def test_collapsed_stacks_are_read_without_their_process_frames_and_counted_per_process():
-    read = profiler.read_collapsed(COLLAPSED)
+    read = pyspy.read_collapsed(COLLAPSED)
     assert read.samples == 20
     assert read.processes == Counter({11: 8, 12: 12})  # the worker's pid, never the master's
     assert read.stacks[(HUB,)] == 4
     assert read.stacks[(HANDLE, POST, FULFIL, SEND)] == 3  # its command line held a newline
     # Without --subprocesses there are no process frames.
-    single = profiler.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
+    single = pyspy.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
     assert single.stacks == Counter({("a (x.py:1)", "b (y.py:2)"): 7}) and not single.processes
 
 
 def test_a_frame_is_its_function_file_and_line():
-    assert profiler.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
+    assert pyspy.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
         "function": "_get_response",
         "file": "django/core/handlers/base.py",
         "line": 174,
     }
-    assert profiler.parse_frame("<listcomp> (<frozen abc>)") == {
+    assert pyspy.parse_frame("<listcomp> (<frozen abc>)") == {
         "function": "<listcomp>",
         "file": "<frozen abc>",
         "line": None,
     }
-    assert profiler.is_event_loop("run (gevent/hub.py:631)")
-    assert not profiler.is_event_loop("run (gevent/threadpool.py:199)")
-    assert profiler.is_own_code("post (ecommerce/orders/views.py:42)")
-    assert not profiler.is_own_code("post (requests/api.py:103)")
+    assert pyspy.is_event_loop("run (gevent/hub.py:631)")
+    assert not pyspy.is_event_loop("run (gevent/threadpool.py:199)")
+    assert pyspy.is_own_code("post (ecommerce/orders/views.py:42)")
+    assert not pyspy.is_own_code("post (requests/api.py:103)")
 
 
 def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
-    figures = profiler.top_frames(profiler.read_collapsed(COLLAPSED).stacks)
+    figures = pyspy.top_frames(pyspy.read_collapsed(COLLAPSED).stacks)
     assert figures["samples"] == 20 and figures["event_loop_samples"] == 4
 
     def table(key):
@@ -95,7 +97,7 @@ def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
     ]
     hub = next(row for row in figures["top_self"] if row["event_loop"])
     assert (hub["function"], hub["file"], hub["line"]) == ("run", "gevent/hub.py", 631)
-    assert profiler.top_frames(Counter(), 10) == {
+    assert pyspy.top_frames(Counter(), 10) == {
         "samples": 0,
         "event_loop_samples": 0,
         "top_self": [],
@@ -111,13 +113,13 @@ def test_how_far_py_spy_fell_behind_is_read_from_its_output():
         "py-spy> 5.93s behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
         "py-spy> 950.2ms behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
     )
-    assert profiler.behind_seconds(log) == pytest.approx(5.93)
-    assert profiler.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
+    assert pyspy.behind_seconds(log) == pytest.approx(5.93)
+    assert pyspy.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
 
 
 def test_the_flame_graph_is_an_svg_whose_boxes_are_as_wide_as_their_samples():
-    stacks = profiler.read_collapsed(COLLAPSED).stacks
-    root = ET.fromstring(flamegraph.render(stacks, "ecommerce & co", "20 samples", profiler.kind))
+    stacks = pyspy.read_collapsed(COLLAPSED).stacks
+    root = ET.fromstring(flamegraph.render(stacks, "ecommerce & co", "20 samples", pyspy.kind))
     assert root.tag == f"{SVG}svg"
     width = float(root.get("width"))
     boxes = {}
@@ -143,7 +145,7 @@ def profiled_summary(profiling: dict) -> dict:
 
 
 def group_figures() -> dict:
-    figures = profiler.top_frames(profiler.read_collapsed(COLLAPSED).stacks)
+    figures = pyspy.top_frames(pyspy.read_collapsed(COLLAPSED).stacks)
     return {
         "svg": "flame-ecommerce.svg",
         "stacks": "stacks-ecommerce.txt",
@@ -205,16 +207,16 @@ def test_the_profile_is_rpm_with_a_warm_up_and_a_sampling_rate():
     for bad in ("0", "fast", "2000"):
         with pytest.raises(ValueError, match="SAMPLE_HZ"):
             profile.plan({"SAMPLE_HZ": bad})
-    assert "profile" in profiles.RUNNABLE
+    assert "profile" in catalogue.RUNNABLE
 
 
 def test_without_py_spy_no_profile_is_taken_and_each_group_says_why(tmp_path, monkeypatch):
-    monkeypatch.setattr(profiler, "py_spy", lambda: None)
-    recorder = profiler.Profiler(tmp_path, tmp_path, 49)
+    monkeypatch.setattr(pyspy, "py_spy", lambda: None)
+    recorder = pyspy.Profiler(tmp_path, tmp_path, 49)
     recorder.start(5)
     found = recorder.results()
     assert not found["taken"]
-    assert set(found["groups"]) == set(profiler.GROUPS)
+    assert set(found["groups"]) == set(pyspy.GROUPS)
     assert all("py-spy is not installed" in g["error"] for g in found["groups"].values())
     assert found["reason"].startswith("ecommerce: py-spy is not installed")
 
@@ -242,7 +244,7 @@ def test_a_real_recording_of_a_busy_process_names_its_function(tmp_path):
     try:
         (tmp_path / "run").mkdir()
         (tmp_path / "run" / "rollup.pid").write_text(f"{spinner.pid}\n")
-        recorder = profiler.Profiler(tmp_path, tmp_path, 49)
+        recorder = pyspy.Profiler(tmp_path, tmp_path, 49)
         recorder.start(20)
         import time
 

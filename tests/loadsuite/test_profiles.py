@@ -18,8 +18,10 @@ import requests
 from common import environment
 from common.contract import cybersource, paths, tokens
 from common.contract.courses import paid_seat
-from locustfiles.suite import audit, cpu, paid_journey
-from locustfiles.suite.histogram import PERCENTILES, nearest_rank, to_ms
+from locustfiles.suite.core.histogram import PERCENTILES, nearest_rank, to_ms
+from locustfiles.suite.figures import cpu
+from locustfiles.suite.users import paid_journey
+from locustfiles.suite.verdict import audit
 from tests.loadsuite.conftest import DATABASES
 from tests.support.stack import LocustWebUI
 

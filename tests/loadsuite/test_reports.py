@@ -5,12 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from locustfiles.suite import compare, hosts, paid_journey, plan, profiles, report, results
-from locustfiles.suite.histogram import nearest_rank
-from locustfiles.suite.recorder import Recorder
+from locustfiles.suite import profiles, report
+from locustfiles.suite.core import names
+from locustfiles.suite.core.histogram import nearest_rank
+from locustfiles.suite.figures import results, time_split
+from locustfiles.suite.record.recorder import Recorder
+from locustfiles.suite.report import compare
+from locustfiles.suite.stack import hosts
+from locustfiles.suite.users import paid_journey
 from tests.loadsuite import synthetic
 
-BASKET = results.ORDER_ENDPOINT
+BASKET = names.ORDER_ENDPOINT
 
 
 def recorded(profile="ramp", env=None, seed=3, slow_after=None):
@@ -120,7 +125,7 @@ def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
 
 
 def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_path):
-    p = plan.from_env("ramp", {"USERS": "1 2", "STEP_SECONDS": "10"})
+    p = profiles.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
     recorder = Recorder(p)
     recorder.t0 = 1000
     chain = {
@@ -139,7 +144,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
     summary = summary_for(p, recorder)
 
     first, second = summary["steps"]
-    assert report.time_split(first) == {
+    assert time_split.time_split(first) == {
         "LMS app": 2.0,
         "LMS db": 1.0,
         "ecommerce app": 15.0,
@@ -148,7 +153,7 @@ def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_pa
         # 50 seen by the client - 43 inside the LMS, + 40 the LMS waited - 35 inside ecommerce
         "network and queues": 12.0,
     }
-    assert report.time_split(second) is None
+    assert time_split.time_split(second) is None
     report.write(summary, tmp_path)
     assert (tmp_path / "time_split.png").stat().st_size > 0
     text = (tmp_path / "report.md").read_text()
@@ -230,7 +235,7 @@ def test_host_profiles_size_and_pin_ecommerce():
 
 
 def test_a_reading_counts_the_server_processes_that_went_away(tmp_path):
-    from locustfiles.suite.server import COUNTERS, GAUGES, ServerSampler
+    from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler
 
     status = {name: 0 for name in (*COUNTERS, *GAUGES)}
     before = {"time": 0.0, "cpu": {"ecommerce": {1: 1.0, 2: 1.0, 3: 1.0}}, "rss": {}, "status": status}

@@ -7,7 +7,7 @@ as in a run."""
 import gevent
 import pytest
 
-from locustfiles.suite.server import COUNTERS, ServerSampler
+from locustfiles.suite.record.sampler import COUNTERS, ServerSampler
 from tests.loadsuite.conftest import DATABASES
 
 
@@ -43,7 +43,7 @@ def test_the_watermarks_are_the_monitors_without_reading_a_row(stack_env, monkey
     sees in information_schema: at least the highest id, though it may not read the ids."""
     import MySQLdb
 
-    from locustfiles.suite import facts
+    from locustfiles.suite.verdict import facts
     from tests.support import mysql
 
     monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])

@@ -6,8 +6,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from common.contract import preload_plan as plan
-from locustfiles.suite import preload, report, results, run
+from locustfiles.suite import report
+from locustfiles.suite.figures import results
 from locustfiles.suite.report import sections
+from locustfiles.suite.run import cli
+from locustfiles.suite.tools import preload
 from tests.loadsuite import synthetic
 
 
@@ -77,8 +80,8 @@ def test_the_soak_report_states_the_growth_and_plots_p95_against_size(tmp_path):
 @pytest.mark.parametrize("bad", ["0", "-5", "4M", "1.5"])
 def test_preload_sizes_are_whole_numbers_of_at_least_one(bad):
     with pytest.raises(ValueError, match="PRELOAD must be a whole number"):
-        run.preload_size(bad)
-    assert run.preload_size("4000000") == 4_000_000 and run.preload_size("") is None
+        cli.preload_size(bad)
+    assert cli.preload_size("4000000") == 4_000_000 and cli.preload_size("") is None
 
 
 NOW = datetime(2026, 11, 23, 12, 0, 0)

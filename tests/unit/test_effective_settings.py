@@ -5,7 +5,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from locustfiles.suite.services import changes, parse_settings
+from locustfiles.suite.stack.services import changes, parse_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 # The variables behind the printed settings: the developer's environment must not leak in.

@@ -1,5 +1,6 @@
 """The layering contracts of pyproject.toml bite: an import that crosses a border fails
-``make lint`` (checked on a copy of the tree, so the real one is never touched)."""
+``make lint`` (checked on a copy of the tree, so the real one is never touched), and so does
+an import inside a function of the load suite."""
 
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("common", "ecommerce", "lms_stub", "locustfiles", "settings")
+LAYERS = "the load suite's layers import one way, from core up to run"
 
 
 @pytest.fixture
@@ -48,7 +50,7 @@ def test_the_tree_as_it_is_keeps_every_contract(tree):
             "lms_stub, the settings and the load suite import nothing from ecommerce",
         ),
         (
-            "locustfiles/suite/probe.py",
+            "locustfiles/suite/stack/probe.py",
             "from common import dbpool",
             "the load suite knows the wire contract, not the services' plumbing",
         ),
@@ -67,6 +69,26 @@ def test_the_tree_as_it_is_keeps_every_contract(tree):
             "from common import timing",
             "the wire contract stands alone",
         ),
+        (
+            "locustfiles/suite/core/probe.py",
+            "from locustfiles.suite.figures import results",
+            LAYERS,
+        ),
+        (
+            "locustfiles/suite/users/probe.py",
+            "from locustfiles.suite.run import session",
+            LAYERS,
+        ),
+        (
+            "locustfiles/suite/users/probe.py",
+            "from locustfiles.suite.stack import services",
+            LAYERS,
+        ),
+        (
+            "locustfiles/suite/verdict/probe.py",
+            "import locustfiles.suite.report.terminal",
+            LAYERS,
+        ),
     ],
 )
 def test_an_import_across_a_border_breaks_its_contract(tree, module, line, contract):
@@ -75,3 +97,26 @@ def test_an_import_across_a_border_breaks_its_contract(tree, module, line, contr
     assert done.returncode == 1, done.stdout
     assert f"{contract} BROKEN" in done.stdout
     assert "1 broken" in done.stdout
+
+
+def test_the_load_suites_layers_are_the_whole_suite(tree):
+    """Every package of the suite is in a layer: a new one must be placed (exhaustive)."""
+    (tree / "locustfiles/suite/newcomer").mkdir()
+    (tree / "locustfiles/suite/newcomer/__init__.py").write_text("")
+    done = lint_imports(tree)
+    assert done.returncode != 0
+    assert "newcomer" in done.stdout + done.stderr
+
+
+def test_an_import_inside_a_function_of_the_load_suite_fails_ruff(tree):
+    (tree / "locustfiles/suite/core/probe.py").write_text(
+        "def plan():\n    from locustfiles.suite.core import plan\n\n    return plan\n"
+    )
+    done = subprocess.run(
+        [str(ROOT / ".venv/bin/ruff"), "check", "--no-cache", "locustfiles/suite/core/probe.py"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stdout
+    assert "PLC0415" in done.stdout

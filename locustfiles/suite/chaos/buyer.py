@@ -10,7 +10,7 @@ from gevent.event import Event
 
 from common.contract import cybersource, paths, tokens
 from common.environment import get
-from locustfiles.suite import paid_journey
+from locustfiles.suite.users import paid_journey
 
 
 class Buyer:

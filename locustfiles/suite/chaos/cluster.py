@@ -27,9 +27,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from locustfiles.suite.balancer import BalancerStats, Unreadable
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.faults import Fault
+from locustfiles.suite.record.balancer import BalancerStats, Unreadable
 
 # How often the balancer's stats are read: the resolution of the reroute times.
 WATCH_INTERVAL = 0.2

@@ -4,11 +4,11 @@ of every order the faults left unfulfilled, as an operator would run it."""
 
 import os
 
-from locustfiles.suite import commands
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.faults import FAULTS
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.chaos.timing import fault_window, sleep_until
+from locustfiles.suite.stack import commands
 
 
 def drive(plan, t0: float, events: dict[int, Event], stack: Stack | None = None) -> None:

@@ -16,12 +16,12 @@ import gevent
 from common.contract import errors as contract_errors
 from common.contract.courses import paid_seat, seat
 from common.contract.statuses import NOTIFICATION
-from locustfiles.suite import audit, facts
 from locustfiles.suite.chaos.buyer import Buyer
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.rows import failures_other_than, read_failures
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.chaos.timing import TIMEOUT_SLACK, fulfilment_timeout, sleep_until
+from locustfiles.suite.verdict import audit, facts
 
 Check = tuple[str, bool, object]  # (what must hold, whether it did, what was seen)
 

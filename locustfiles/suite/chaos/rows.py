@@ -7,7 +7,7 @@ a worker that a fault keeps busy (a slow enrollment API holds the LMS's workers)
 exhausted.
 """
 
-from locustfiles.suite import refusals
+from locustfiles.suite.core import refusals
 
 
 def statuses_by_endpoint(row: dict) -> dict[str, dict[str, int]]:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from locustfiles.suite import findings as findings_
 from locustfiles.suite.report import plots, sections
-from locustfiles.suite.report.sections import TIME_SPLIT, time_split
+from locustfiles.suite.verdict import findings as findings_
 
-__all__ = ["TIME_SPLIT", "time_split", "write", "render", "context"]
+__all__ = ["write", "render", "context"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 

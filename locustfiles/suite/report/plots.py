@@ -11,9 +11,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from locustfiles.suite.findings import label  # noqa: E402
-from locustfiles.suite.report.sections import TIME_SPLIT, locust_percent, time_split  # noqa: E402
-from locustfiles.suite.scalability import usl  # noqa: E402
+from locustfiles.suite.core.text import label  # noqa: E402
+from locustfiles.suite.figures.scalability import usl  # noqa: E402
+from locustfiles.suite.figures.time_split import TIME_SPLIT, locust_percent, time_split  # noqa: E402
 
 DPI = 90
 # p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile

@@ -7,12 +7,14 @@ to files of the run folder ({"kind": "links", "links": [{"href", "text"}, ...]})
 templates turn the same data into HTML and Markdown.
 """
 
-from locustfiles.suite import refusals, scalability
-from locustfiles.suite.cpu import mix_words
-from locustfiles.suite.findings import NEAR_FULL_CORE, label, machine_cores, shorten
-from locustfiles.suite.histogram import PERCENTILES
-from locustfiles.suite.profiles import plural
-from locustfiles.suite.terminal import payment_words
+from locustfiles.suite.core import refusals
+from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.text import label, plural, shorten
+from locustfiles.suite.figures import scalability
+from locustfiles.suite.figures.cpu import mix_words
+from locustfiles.suite.figures.time_split import TIME_SPLIT, locust_percent, time_split
+from locustfiles.suite.report.terminal import payment_words
+from locustfiles.suite.verdict.findings import NEAR_FULL_CORE, machine_cores
 
 PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
 THIN_NOTE = (
@@ -21,31 +23,6 @@ THIN_NOTE = (
 )
 REPORTED_FRAMES = 10  # top frames per table in "Where the CPU goes"
 SQL_LIMIT = 300  # characters of a statement shown in a table (cut at a word boundary)
-
-# The order request's time, as the services' Server-Timing headers split it (the New Relic
-# breakdown of 2015: "Python", "MySQL other", "External"): part -> the entry it comes from.
-TIME_SPLIT = {
-    "LMS app": "app",
-    "LMS db": "db",
-    "ecommerce app": "ecommerce-app",
-    "ecommerce db": "ecommerce-db",
-    "enrollment call": "ecommerce-lms",
-}
-
-
-def time_split(row: dict) -> dict[str, float] | None:
-    """Mean ms of each part of the order request in a step, plus what no service timed (the
-    network and the time waiting in gunicorn's and the kernel's queues); None without timings."""
-    timings = row.get("server_timing") or {}
-    if "total" not in timings or row.get("mean") is None:
-        return None
-    split = {part: timings.get(entry, 0.0) for part, entry in TIME_SPLIT.items()}
-    untimed = row["mean"] - timings["total"]
-    if "ecommerce" in timings and "ecommerce-total" in timings:
-        untimed += timings["ecommerce"] - timings["ecommerce-total"]
-    split["network and queues"] = round(max(untimed, 0.0), 1)
-    return split
-
 
 # --- cells and blocks ---------------------------------------------------------------------
 
@@ -396,12 +373,6 @@ def time_split_section(summary: dict) -> dict | None:
     )
 
 
-def locust_percent(row: dict) -> float | None:
-    """Every Locust process of a step together, in % of one core."""
-    found = row.get("locust_cpu")
-    return round(sum(found.values()), 1) if found else None
-
-
 def resources(summary: dict) -> dict:
     rows = summary["steps"]
     groups = sorted({g for row in rows for g in row.get("cpu_percent") or {}})
@@ -610,7 +581,7 @@ def load_generator(summary: dict) -> dict:
 
 def load_balancer(summary: dict) -> dict | None:
     """The requests HAProxy sent to each ecommerce server per step and in all, and each
-    server's state when the run ended (locustfiles/suite/balancer.py); None without a balancer."""
+    server's state when the run ended (locustfiles/suite/record/balancer.py); None without a balancer."""
     found = summary.get("balancer")
     if not found:
         return None

@@ -6,7 +6,7 @@ a submitted basket with its line, the Complete order with its line and line pric
 claim, and the purchase already folded into Oscar's ProductRecord.num_purchases (the rollup
 deletes events it folds, so none is left waiting). Each batch is one transaction with one
 INSERT ... SELECT per table, so a batch is either all there or not at all; a preload that stops
-resumes after its last batch. Run by ``make preload`` (locustfiles/suite/preload.py), which
+resumes after its last batch. Run by ``make preload`` (locustfiles/suite/tools/preload.py), which
 runs lms_stub's half at the same time; one JSON object per line on stdout.
 """
 

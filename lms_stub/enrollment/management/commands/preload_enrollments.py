@@ -1,6 +1,6 @@
 """lms_stub's half of the bulk preload: per purchase, the learner auto_auth created (logged in
 at the purchase) and the enrollment ecommerce's fulfilment wrote. One transaction per batch;
-run by ``make preload`` (locustfiles/suite/preload.py) beside ecommerce's preload_orders."""
+run by ``make preload`` (locustfiles/suite/tools/preload.py) beside ecommerce's preload_orders."""
 
 from django.contrib.auth import get_user_model
 from django.db import transaction

@@ -1,0 +1,349 @@
+"""The catalogue of load profiles: one class each, owning what a profile is before it runs
+(its name, help line, defaults, plan, thresholds, step labels and report sections). Every Locust
+process reads it (a worker needs the plan for its arrivals); what a profile does in the process
+that keeps the results (background work, settling, judging) is profiles/behaviour.py's.
+
+Standard library and ``common`` only, so that ``python3 -m locustfiles.suite.core.catalogue``
+can print the Makefile's help before the virtualenv exists.
+"""
+
+import math
+import sys
+
+from common import environment
+from locustfiles.suite.core import names
+from locustfiles.suite.core.learner_settings import help_line
+from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
+from locustfiles.suite.core.text import plural
+
+
+class Profile:
+    """A kind of run. Subclasses set the class attributes and override what differs."""
+
+    name = ""
+    help = ""  # one line for `make help`; {VARIABLE} is replaced by "VARIABLE (default)"
+    defaults: dict[str, str] = {}
+    unset: dict[str, str] = {}  # what an empty default means, for the help
+    thresholds = "errors<0.01"  # k6 style; THRESHOLDS overrides
+    open_model = False
+    sections: tuple[str, ...] = ()  # profile-specific report sections (report.py knows them)
+    # The endpoints whose 2xx answers are purchases: the audit expects an order number for each.
+    # None: the suite's learners' (a free purchase answered 2xx by the LMS, a paid order read
+    # back 200 from ecommerce once its payment was taken; results.successes).
+    purchase_endpoints: tuple[str, ...] | None = None
+
+    def settings(self, env) -> dict[str, str]:
+        """This profile's variables: the environment's value, else the profile's default."""
+        return {key: (env.get(key) or default) for key, default in self.defaults.items()}
+
+    def plan(self, env) -> Plan:
+        raise NotImplementedError
+
+    def locustfiles(self, env) -> list[str]:
+        """What Locust loads (-f), relative to the checkout or absolute."""
+        return [f"locustfiles/{self.name}.py"]
+
+    def label(self, step: Step) -> str:
+        if step.label:
+            return step.label
+        if step.users is not None:
+            return plural(step.users, "user")
+        return f"{step.target_rpm:g} RPM"
+
+    def help_line(self) -> str:
+        text = self.help
+        for key, default in self.defaults.items():
+            shown = default or self.unset.get(key, "unset")
+            text = text.replace("{" + key + "}", f"{key} ({shown})")
+        return text
+
+
+def _warm_up_seconds(settings: dict) -> int:
+    seconds = int(settings["WARMUP_SECONDS"])
+    if seconds < 0:
+        raise ValueError("WARMUP_SECONDS must be 0 (no warm-up) or more")
+    return seconds
+
+
+def _step_seconds(settings: dict) -> int:
+    seconds = int(settings["STEP_SECONDS"])
+    if seconds < 1:
+        raise ValueError("STEP_SECONDS must be at least 1")
+    return seconds
+
+
+class Ramp(Profile):
+    name = "ramp"
+    help = "{USERS} learners for {STEP_SECONDS} s each, think time 3-5 s: edX's Round 0 table"
+    defaults = {"USERS": "1 2 3 4 5 6 7 8 9 10", "STEP_SECONDS": "60"}
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        counts = numbers(settings["USERS"], int)
+        seconds = _step_seconds(settings)
+        steps = [Step(i, i * seconds, seconds, users=u) for i, u in enumerate(counts)]
+        return Plan(self.name, steps, open_model=False, users=max(counts))
+
+
+class Smoke(Ramp):
+    name = "smoke"
+    help = "{USERS} learners for {STEP_SECONDS} s, for a quick check"
+    defaults = {"USERS": "2", "STEP_SECONDS": "5"}
+
+
+class Rpm(Profile):
+    name = "rpm"
+    help = "purchases at {RPM} per minute for {DURATION} s, open model, after {WARMUP_SECONDS} s of warm-up"
+    defaults = {"RPM": "78", "DURATION": "600", "WARMUP_SECONDS": "0"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target = numbers(settings["RPM"])[0]
+        duration = int(settings["DURATION"])
+        if duration < 1:
+            raise ValueError("DURATION must be at least 1 second")
+        steps = with_warm_up([Step(0, 0, duration, target_rpm=target)], _warm_up_seconds(settings), target)
+        return Plan(self.name, steps, True, users_for(target))
+
+
+class Profiling(Rpm):
+    """make profile: an rpm run whose measured step py-spy samples, process group by
+    process group (profiling/pyspy.py): flame graphs and the top frames per service in the run
+    folder and the report. The load is moderate by default: on a machine short of cores the
+    sampler's own CPU and the preempted processes it samples would distort what it measures."""
+
+    name = "profile"
+    help = (
+        "purchases at {RPM} per minute for {DURATION} s after {WARMUP_SECONDS} s of warm-up, as rpm; "
+        "py-spy samples ecommerce, lms_stub, the rollup and Locust at {SAMPLE_HZ} Hz after the "
+        "warm-up: flame graphs and top frames per service"
+    )
+    defaults = {"RPM": "900", "DURATION": "60", "WARMUP_SECONDS": "15", "SAMPLE_HZ": "49"}
+    sections = ("profiling",)
+
+    def rate(self, env) -> int:
+        text = self.settings(env)["SAMPLE_HZ"]
+        if not text.isdigit() or not 1 <= int(text) <= 1000:
+            raise ValueError(f"SAMPLE_HZ must be a whole number of samples a second, 1 to 1000, not {text!r}")
+        return int(text)
+
+    def plan(self, env) -> Plan:
+        self.rate(env)
+        return super().plan(env)
+
+    def locustfiles(self, env) -> list[str]:
+        # rpm's users and shape (PROFILE is already "profile"); a locustfiles/profile.py would
+        # be imported as "profile", which is a module of the standard library.
+        return ["locustfiles/rpm.py"]
+
+
+class Overload(Profile):
+    """Past capacity on purpose: is the overload handled well? Purchases arrive at RPM, or at
+    1.5 x CAPACITY_RPM (what a capacity run held), after a warm-up at the capacity rate. A
+    service past its limit refuses new work at once (503 overloaded, Retry-After: common/
+    shedding.py), so PASS means: p95 bounded, for every answer and for the accepted purchases
+    alone (fast refusals must not flatter it); every failure a JSON 503 or 429 (``unshed``);
+    and no refused purchase left an order behind (the audit's unanswered orders are no more
+    than the paid journeys that failed after their payment was taken)."""
+
+    name = "overload"
+    help = (
+        "past capacity: purchases at {RPM} per minute for {DURATION} s after {WARMUP_SECONDS} s of "
+        "warm-up at {CAPACITY_RPM}; PASS: p95 bounded, every failure a JSON 503/429 that left nothing"
+    )
+    defaults = {"RPM": "", "CAPACITY_RPM": "", "DURATION": "120", "WARMUP_SECONDS": "30"}
+    unset = {"RPM": "1.5 × CAPACITY_RPM", "CAPACITY_RPM": "RPM / 1.5; give one of them"}
+    thresholds = "p95<2000 unshed<0.01"
+    open_model = True
+    sections = ("overload",)
+    FACTOR = 1.5
+
+    def rates(self, env) -> tuple[float, float]:
+        """(the overload rate, the warm-up's rate)."""
+        settings = self.settings(env)
+        if settings["RPM"]:
+            target = numbers(settings["RPM"])[0]
+            capacity = (
+                numbers(settings["CAPACITY_RPM"])[0] if settings["CAPACITY_RPM"] else target / self.FACTOR
+            )
+        elif settings["CAPACITY_RPM"]:
+            capacity = numbers(settings["CAPACITY_RPM"])[0]
+            target = capacity * self.FACTOR
+        else:
+            raise ValueError("the overload profile needs RPM, or CAPACITY_RPM (it runs at 1.5 × that)")
+        return round(target, 1), round(capacity, 1)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target, capacity = self.rates(env)
+        duration = int(settings["DURATION"])
+        if duration < 1:
+            raise ValueError("DURATION must be at least 1 second")
+        steps = [Step(0, 0, duration, target_rpm=target, label=f"{target:g} RPM (overload)")]
+        steps = with_warm_up(steps, _warm_up_seconds(settings), capacity)
+        return Plan(self.name, steps, True, users_for(target))
+
+
+class Capacity(Profile):
+    name = "capacity"
+    help = (
+        "RPM steps from {RPM_START} by {RPM_STEP} to {RPM_MAX} (or a list in {RPM}), {STEP_SECONDS} s "
+        "each, until a threshold breaks; reports the highest RPM that held; first {WARMUP_SECONDS} s "
+        "of warm-up at the first rate, reported apart"
+    )
+    defaults = {
+        "RPM": "",
+        "RPM_START": "300",
+        "RPM_STEP": "300",
+        "RPM_MAX": "6000",
+        "STEP_SECONDS": "60",
+        "WARMUP_SECONDS": "60",
+    }
+    unset = {"RPM": "unset"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+    sections = ("capacity",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        seconds = _step_seconds(settings)
+        listed = settings["RPM"].replace(",", " ").split()
+        if len(listed) > 1:
+            targets = numbers(settings["RPM"])
+        else:
+            start, step, top = (float(settings[k]) for k in ("RPM_START", "RPM_STEP", "RPM_MAX"))
+            if step <= 0:
+                raise ValueError("RPM_STEP must be positive")
+            targets = [start + i * step for i in range(max(int((top - start) // step) + 1, 1))]
+        steps = [Step(i, i * seconds, seconds, target_rpm=r) for i, r in enumerate(targets)]
+        steps = with_warm_up(steps, _warm_up_seconds(settings), targets[0])
+        # A step is judged once its slowest requests have had time to end and be reported.
+        grace = min(6, max(2, seconds // 2))
+        return Plan(self.name, steps, True, users_for(max(targets)), grace=grace)
+
+
+class Soak(Profile):
+    name = "soak"
+    help = (
+        "{RPM} purchases per minute for {HOURS} hours in buckets of {BUCKET_SECONDS} s, with the p95 "
+        "trend; first {WARMUP_SECONDS} s of warm-up, reported apart"
+    )
+    defaults = {"RPM": "1038", "HOURS": "64", "BUCKET_SECONDS": "3600", "WARMUP_SECONDS": "60"}
+    thresholds = "p95<460 errors<0.01 missed<0.01"
+    open_model = True
+    sections = ("soak",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        target = numbers(settings["RPM"])[0]
+        total = int(round(float(settings["HOURS"]) * 3600))
+        bucket = int(settings["BUCKET_SECONDS"])
+        if total < 1 or bucket < 1:
+            raise ValueError("HOURS and BUCKET_SECONDS must give at least one second")
+        steps = [
+            Step(i, i * bucket, min(bucket, total - i * bucket), target_rpm=target, label=f"bucket {i + 1}")
+            for i in range(math.ceil(total / bucket))
+        ]
+        return Plan(
+            self.name, with_warm_up(steps, _warm_up_seconds(settings), target), True, users_for(target)
+        )
+
+    def label(self, step: Step) -> str:
+        return step.label or f"bucket {step.index + 1}"
+
+
+class Chaos(Profile):
+    name = "chaos"
+    help = (
+        "each fault of {FAULTS} under {RPM} purchases per minute, {PHASE_SECONDS} s each; "
+        "fails if anything is lost"
+    )
+    defaults = {"RPM": "300", "FAULTS": "", "PHASE_SECONDS": "30", "FAULT_SECONDS": ""}
+    unset = {"FAULTS": "all", "FAULT_SECONDS": "a quarter of a phase"}
+    thresholds = ""  # judged by each fault's expected outcome and the audit
+    open_model = True
+    sections = ("reliability",)
+    # Its plan is the faults' (their registry and timeouts): profiles/behaviour.py.
+
+    def label(self, step: Step) -> str:
+        return step.fault or super().label(step)
+
+
+class Edx2015(Profile):
+    """edX's 2015 ecommerce client, as it ran: a fixed number of users for a while, each waiting
+    3-5 s after every task. Judged on what acceptance asks of it: no failed request, no task
+    exception, purchases made, and every one of them in the audit."""
+
+    name = "edx2015"
+    help = (
+        "edX's 2015 ecommerce client (locustfiles/edx2015/; LOCUST_TASK_SET picks a task set) as "
+        "{USERS} users for {DURATION} s; fails on any failed request or task exception"
+    )
+    defaults = {"USERS": "10", "DURATION": "60"}
+    thresholds = ""
+    purchase_endpoints = names.PURCHASES
+    sections = ("client",)
+
+    def plan(self, env) -> Plan:
+        settings = self.settings(env)
+        users, duration = int(settings["USERS"]), int(settings["DURATION"])
+        if users < 1 or duration < 1:
+            raise ValueError("USERS and DURATION must be at least 1")
+        return Plan(self.name, [Step(0, 0, duration, users=users)], open_model=False, users=users)
+
+    def locustfiles(self, env) -> list[str]:
+        """The client (ours, or edX's own: EDX2015_LOCUSTFILE), and the suite beside it."""
+        return [environment.get("EDX2015_LOCUSTFILE", env), "locustfiles/edx2015_hooks.py"]
+
+
+class Manual(Profile):
+    """A run whose users are set by hand: the web UI's form (make run) or Locust's -u/-t.
+    Each change of the user count starts a step; the plan is written as the run goes."""
+
+    name = "manual"
+    help = "users set by hand in the web UI (make run): each change of the user count is a step"
+
+    def plan(self, env) -> Plan:
+        return LivePlan(self.name)
+
+
+CATALOGUE: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Ramp(),
+        Rpm(),
+        Capacity(),
+        Overload(),
+        Soak(),
+        Smoke(),
+        Chaos(),
+        Edx2015(),
+        Profiling(),
+        Manual(),
+    )
+}
+# The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
+# from the web UI of `make run`).
+RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "overload", "soak", "chaos", "edx2015", "profile")
+
+
+def get(name: str) -> Profile:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; one of {', '.join(CATALOGUE)}") from None
+
+
+def main(argv: list[str]) -> int:
+    """`make help`'s lines for the profiles, from the profiles themselves."""
+    for name in RUNNABLE:
+        print(f"  make {name:<12} {get(name).help_line()}")
+    print(f"  {'':<17} any of them with {help_line()}")
+    print(f"  {'':<17} any of them with PRELOAD=N: on a database preloaded to N purchases first")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,23 @@
+"""Words for numbers and rows, shared by the findings, the reports and `make help`."""
+
+
+def plural(count, one: str, many: str | None = None) -> str:
+    """'1 user', '3 users', '2.5 users'."""
+    return f"{count:g} {one if count == 1 else (many or one + 's')}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` whole if it fits, else cut at the last space before ``limit`` with an ellipsis:
+    never in the middle of an identifier."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+def label(row: dict) -> str:
+    """The step's name for humans, as the profile made it ("1 user", "600 RPM", "bucket 2")."""
+    if row.get("label"):
+        return row["label"]
+    return "all" if row.get("index") is None else f"step {row['index'] + 1}"

@@ -1,0 +1,1 @@
+"""make profile: py-spy recordings per process group (pyspy) and their flame graphs."""

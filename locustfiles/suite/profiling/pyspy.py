@@ -1,0 +1,435 @@
+"""Where the services' time goes during a load run (make profile): py-spy samples each process
+group's Python stacks during the measured step, and this module turns each recording into a
+flame graph and the top frames.
+
+One recording per group: ecommerce and lms_stub (the gunicorn master with ``--subprocesses``,
+so every worker, one set of figures for all of them), the rollup loop, and Locust itself. Each
+is recorded once, in py-spy's ``raw`` format (collapsed stacks: one line per distinct stack,
+``caller;...;callee count``), ``--function`` (a frame is a function, named by its first line,
+so the samples of one function add up wherever it was when sampled). From that one file come
+``flame-<group>.svg`` (flamegraph.py, our renderer) and the top frames; the file stays in the
+run folder as ``stacks-<group>.txt`` for any other tool (flamegraph.pl, speedscope, inferno).
+
+What a sample means. Recorded with ``--gil``, a sample is a thread that held the GIL: running
+Python (or C code that keeps the GIL). Without it py-spy counts every thread it does not see as
+idle, and here it does not see gevent's idle threads as idle: the threadpool's workers waiting
+on their lock and the hub waiting in libev made half to four fifths of the samples, py-spy fell
+seconds behind and the services' p95 rose from about 0.1 s to 5 s (docs/decisions.md, "make
+profile"). With ``--gil`` the samples add up to about the CPU time each group used; what they
+leave out is time in system calls and C code that release the GIL (a socket's send and recv,
+libev's poll). A process the kernel preempted while it held the GIL is still sampled where it
+stopped, so on a machine with fewer cores than busy processes the shares are of time holding
+the GIL, which is CPU time only when the process had a core. Each group's CPU seconds over the
+same window are recorded beside its sampled seconds (samples / rate) to show the gap. The
+gevent hub's loop (``run`` in gevent/hub.py) on top of a stack is the worker dispatching
+between greenlets while it holds the GIL; it is named "event loop" and counted apart
+(``event_loop_samples``), not spread over the requests.
+
+py-spy needs ptrace (root, or CAP_SYS_PTRACE): without it, or without py-spy, the run goes on
+and the summary says why no profile was taken.
+"""
+
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gevent
+import psutil
+
+from locustfiles.suite.profiling import flamegraph
+from locustfiles.suite.record import sampler
+
+GROUPS = ("ecommerce", "lms_stub", "rollup", "locust")
+# Our code, as py-spy names the files (relative to the checkout, which is on sys.path).
+OWN_CODE = ("ecommerce/", "lms_stub/", "common/", "locustfiles/", "settings/")
+EVENT_LOOP = "event loop"
+TOP = 25  # frames kept per list in summary.json (the report shows 10)
+STOP_SECONDS = 30  # how long py-spy may take to write its file once told to stop
+BEHIND = re.compile(r"([\d.]+)(ns|µs|us|ms|s) behind in sampling")
+SUMMARY_LINE = re.compile(r"Samples: (\d+) Errors: (\d+)")
+FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$")
+PROCESS = re.compile(r'process (\d+):".*?";', re.DOTALL)
+PR_SET_PDEATHSIG = 1
+
+
+# --- reading a recording ---------------------------------------------------------------------
+
+
+@dataclass
+class Stacks:
+    """A recording, read: samples per stack (process frames taken off, so the workers of a
+    gunicorn master add up) and per process."""
+
+    stacks: Counter = field(default_factory=Counter)  # tuple of frames -> samples
+    processes: Counter = field(default_factory=Counter)  # pid -> samples
+
+    @property
+    def samples(self) -> int:
+        return sum(self.stacks.values())
+
+
+def read_collapsed(text: str) -> Stacks:
+    """Collapsed stacks (``frame;frame;... count`` lines) as py-spy's raw format writes them.
+    With ``--subprocesses`` each stack starts with its process and the processes above it
+    (``process 12:"cmdline";``); a command line may hold a newline, so a line without its count
+    is continued by the next."""
+    read = Stacks()
+    pending = ""
+    for line in text.splitlines():
+        line = pending + line
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit() or not stack:
+            pending = line + "\n"
+            continue
+        pending = ""
+        pid = None
+        while match := PROCESS.match(stack):
+            pid = int(match.group(1))
+            stack = stack[match.end() :]
+        frames = tuple(frame for frame in stack.split(";") if frame)
+        if frames:
+            read.stacks[frames] += int(count)
+            if pid is not None:
+                read.processes[pid] += int(count)
+    return read
+
+
+def parse_frame(frame: str) -> dict:
+    """ "handle (gunicorn/workers/base_async.py:48)" as its function, file and line."""
+    match = FRAME.match(frame)
+    if not match:
+        return {"function": frame, "file": "", "line": None}
+    line = match.group("line")
+    return {
+        "function": match.group("function"),
+        "file": match.group("file"),
+        "line": int(line) if line else None,
+    }
+
+
+def is_event_loop(frame: str) -> bool:
+    """The gevent hub's loop: its ``run`` in gevent/hub.py."""
+    parsed = parse_frame(frame)
+    return parsed["function"] == "run" and parsed["file"].endswith("gevent/hub.py")
+
+
+def is_own_code(frame: str) -> bool:
+    return parse_frame(frame)["file"].startswith(OWN_CODE)
+
+
+def kind(frame: str) -> str:
+    """For the flame graph's colours."""
+    if is_event_loop(frame):
+        return EVENT_LOOP
+    return "own" if is_own_code(frame) else "other"
+
+
+def _row(frame: str, samples: int, total: int) -> dict:
+    return {
+        **parse_frame(frame),
+        "frame": frame,
+        "samples": samples,
+        "percent": round(100 * samples / total, 1) if total else 0.0,
+        "own_code": is_own_code(frame),
+        "event_loop": is_event_loop(frame),
+    }
+
+
+def _ranked(counter: Counter, total: int, limit: int) -> list[dict]:
+    ordered = sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+    return [_row(frame, samples, total) for frame, samples in ordered[:limit]]
+
+
+def top_frames(stacks: Counter, limit: int = TOP) -> dict:
+    """The frames that cost the most, as % of all the group's samples:
+
+    * ``top_self``: the frame on top of the stack (where the time was spent);
+    * ``top_inclusive``: the frame anywhere on the stack (the time spent in it and in what it
+      called; a recursive frame counts once per sample);
+    * ``top_own``: the inclusive figures of our own code only (the views, the order path, the
+      fulfilment client), which the framework's frames would otherwise push down the list.
+
+    The event loop's samples (the hub's ``run`` on top) are counted in ``event_loop_samples``."""
+    total = sum(stacks.values())
+    on_top: Counter = Counter()
+    anywhere: Counter = Counter()
+    for frames, samples in stacks.items():
+        on_top[frames[-1]] += samples
+        for frame in set(frames):
+            anywhere[frame] += samples
+    own = Counter({frame: n for frame, n in anywhere.items() if is_own_code(frame)})
+    return {
+        "samples": total,
+        "event_loop_samples": sum(n for frame, n in on_top.items() if is_event_loop(frame)),
+        "top_self": _ranked(on_top, total, limit),
+        "top_inclusive": _ranked(anywhere, total, limit),
+        "top_own": _ranked(own, total, limit),
+    }
+
+
+def behind_seconds(log: str) -> float:
+    """The most py-spy said it fell behind in sampling (0 if it never did)."""
+    units = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return max((float(value) * units[unit] for value, unit in BEHIND.findall(log)), default=0.0)
+
+
+# --- recording -------------------------------------------------------------------------------
+
+
+def py_spy() -> str | None:
+    """The py-spy beside this Python (the virtualenv's), else on PATH."""
+    beside = Path(sys.executable).parent / "py-spy"
+    return str(beside) if beside.exists() else shutil.which("py-spy")
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: py-spy gets SIGINT (stop and write what it has) if the Locust
+    process that started it dies without stopping it."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGINT)
+
+
+@dataclass
+class Recording:
+    group: str
+    pid: int | None = None  # the process py-spy attaches to
+    subprocesses: bool = False
+    process: subprocess.Popen | None = None
+    error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+class Profiler:
+    """py-spy on every process group, for one window of a run. ``start`` and ``stop`` may be
+    called from a greenlet of Locust's process; ``results`` after the run."""
+
+    def __init__(self, run_dir: Path, var_dir: Path, rate: int, distributed: bool = False):
+        self.run_dir, self.var_dir, self.rate = Path(run_dir), Path(var_dir), rate
+        self.distributed = distributed
+        self.recordings: dict[str, Recording] = {}
+        self.started: float | None = None
+        self.stopped: float | None = None
+        self.cpu_before: dict[str, dict[int, float]] = {}
+        self.cpu_after: dict[str, dict[int, float]] = {}
+        self.not_taken: str | None = None
+
+    # --- the processes ---------------------------------------------------------------------
+
+    def target(self, group: str) -> tuple[int, bool]:
+        """(pid py-spy attaches to, with its subprocesses) for a group; OSError/ValueError if
+        the group's process is not running."""
+        if group == "locust":
+            parent = psutil.Process(os.getppid())
+            if self.distributed and "locustfiles.suite.run" in " ".join(parent.cmdline()):
+                return parent.pid, True  # the runner: the master and the workers below it
+            return os.getpid(), False
+        relative, children = sampler.GROUPS[group]
+        pid = int((self.var_dir / relative).read_text().split()[0])
+        if not psutil.pid_exists(pid):
+            raise ValueError(f"pid {pid} of {relative} is not running")
+        return pid, children
+
+    def _processes(self, group: str) -> list[psutil.Process]:
+        try:
+            pid, children = self.target(group)
+            top = psutil.Process(pid)
+            found = [top, *(top.children(recursive=True) if children else [])]
+        except (OSError, ValueError, psutil.Error):
+            return []
+        if group == "locust" and children:  # only Locust below the runner, not py-spy
+            found = [p for p in found if _is_python(p)]
+        return found
+
+    def _cpu(self) -> dict[str, dict[int, float]]:
+        seconds: dict[str, dict[int, float]] = {}
+        for group in self.recordings:
+            seconds[group] = {}
+            for process in self._processes(group):
+                try:
+                    times = process.cpu_times()
+                    seconds[group][process.pid] = times.user + times.system
+                except psutil.Error:
+                    continue
+        return seconds
+
+    # --- the window ------------------------------------------------------------------------
+
+    def record(self, start_at: float, end_at: float) -> None:
+        """From a greenlet: sample from ``start_at`` to ``end_at`` (epoch seconds). Killed
+        early (the run stopped), it still stops every py-spy it started."""
+        try:
+            gevent.sleep(max(0.0, start_at - time.time()))
+            self.start(end_at - time.time() + STOP_SECONDS)
+            gevent.sleep(max(0.0, end_at - time.time()))
+        finally:
+            self.stop()
+
+    def start(self, limit_seconds: float) -> None:
+        """Start one py-spy per group; each stops by itself after ``limit_seconds`` should
+        ``stop`` never come."""
+        executable = py_spy()
+        self.started = time.time()
+        for group in GROUPS:
+            recording = self.recordings[group] = Recording(group)
+            if executable is None:
+                recording.error = "py-spy is not installed (pip install py-spy; see requirements.txt)"
+                continue
+            try:
+                recording.pid, recording.subprocesses = self.target(group)
+            except (OSError, ValueError, psutil.Error) as exc:
+                recording.error = f"its process was not found: {exc}"
+                continue
+            command = [
+                executable,
+                "record",
+                "--pid",
+                str(recording.pid),
+                "--rate",
+                str(self.rate),
+                "--format",
+                "raw",
+                "--function",
+                "--gil",
+                "--duration",
+                str(max(1, round(limit_seconds))),
+                "--output",
+                str(self.stacks_path(group)),
+                *(["--subprocesses"] if recording.subprocesses else []),
+            ]
+            log = open(self.log_path(group), "w")  # noqa: SIM115 (the child writes it)
+            try:
+                recording.process = subprocess.Popen(
+                    command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+                )
+            except OSError as exc:
+                recording.error = f"py-spy could not be started: {exc}"
+            finally:
+                log.close()
+        self.cpu_before = self._cpu()
+
+    def stop(self) -> None:
+        """Tell every py-spy still sampling to stop and write its file (SIGINT: it writes what
+        it has; SIGTERM would lose it)."""
+        if self.started is None or self.stopped is not None:
+            return
+        self.stopped = time.time()
+        self.cpu_after = self._cpu()
+        for recording in self.recordings.values():
+            if recording.running:
+                recording.process.send_signal(signal.SIGINT)
+
+    def wait(self, seconds: float = STOP_SECONDS) -> None:
+        """Wait for every py-spy to exit; kill one that does not in time (by its pid)."""
+        deadline = time.monotonic() + seconds
+        for recording in self.recordings.values():
+            if recording.process is None:
+                continue
+            try:
+                recording.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                recording.process.kill()
+                recording.process.wait()
+                recording.error = f"py-spy did not stop within {seconds:g} s and was killed"
+
+    # --- the results -----------------------------------------------------------------------
+
+    def stacks_path(self, group: str) -> Path:
+        return self.run_dir / f"stacks-{group}.txt"
+
+    def svg_path(self, group: str) -> Path:
+        return self.run_dir / f"flame-{group}.svg"
+
+    def log_path(self, group: str) -> Path:
+        return self.run_dir / f"py-spy-{group}.log"
+
+    def results(self) -> dict:
+        """summary.json's ``profiling``: how it was taken, and per group the files, samples,
+        CPU seconds and top frames (or why that group has none)."""
+        if self.started is None:
+            return {
+                "taken": False,
+                "reason": self.not_taken or "the run stopped before the measured step began",
+                "rate_hz": self.rate,
+                "groups": {},
+            }
+        self.stop()
+        self.wait()
+        seconds = round(self.stopped - self.started, 1)
+        groups = {group: self._group(group, rec, seconds) for group, rec in self.recordings.items()}
+        reasons = {group: g["error"] for group, g in groups.items() if g.get("error")}
+        taken = any(g.get("samples") for g in groups.values())
+        return {
+            "taken": taken,
+            "reason": None if taken else "; ".join(f"{g}: {r}" for g, r in reasons.items()) or "no samples",
+            "tool": _version(),
+            "rate_hz": self.rate,
+            "seconds": seconds,
+            "groups": groups,
+        }
+
+    def _group(self, group: str, recording: Recording, seconds: float) -> dict:
+        if recording.error:
+            return {"error": recording.error}
+        log = self.log_path(group).read_text(errors="replace") if self.log_path(group).exists() else ""
+        stacks_file = self.stacks_path(group)
+        if not stacks_file.exists():
+            last = [line for line in log.splitlines() if line.strip()][-1:] or ["no output"]
+            return {"error": f"py-spy wrote no stacks (exit code {recording.process.returncode}): {last[0]}"}
+        read = read_collapsed(stacks_file.read_text(errors="replace"))
+        figures = top_frames(read.stacks)
+        cpu = sum(
+            max(after - self.cpu_before.get(group, {}).get(pid, after), 0.0)
+            for pid, after in self.cpu_after.get(group, {}).items()
+        )
+        reported = SUMMARY_LINE.search(log)
+        self.svg_path(group).write_text(
+            flamegraph.render(
+                read.stacks,
+                f"{group}: where the time goes",
+                f"{figures['samples']} samples at {self.rate} Hz over {seconds:g} s, "
+                f"{len(read.processes) or 1} process(es); event loop "
+                f"{_percent(figures['event_loop_samples'], figures['samples'])} %; "
+                "click a frame to zoom, the bottom bar to zoom out",
+                kind,
+            )
+        )
+        return {
+            "svg": self.svg_path(group).name,
+            "stacks": stacks_file.name,
+            "pid": recording.pid,
+            "processes": {str(pid): n for pid, n in sorted(read.processes.items())},
+            "sampled_seconds": round(figures["samples"] / self.rate, 1),
+            "cpu_seconds": round(cpu, 1),
+            "behind_seconds": round(behind_seconds(log), 2),
+            "sampling_errors": int(reported.group(2)) if reported else None,
+            **figures,
+        }
+
+
+def _percent(part: int, whole: int) -> float:
+    return round(100 * part / whole, 1) if whole else 0.0
+
+
+def _is_python(process: psutil.Process) -> bool:
+    try:
+        return "python" in os.path.basename(process.exe())
+    except psutil.Error:
+        return False
+
+
+def _version() -> str | None:
+    executable = py_spy()
+    if not executable:
+        return None
+    done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=10)
+    return done.stdout.strip() or None

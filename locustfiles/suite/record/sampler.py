@@ -1,0 +1,401 @@
+"""What the servers did during each step: CPU and memory of every process of the stack, the
+whole machine's CPU (/proc/stat), and MariaDB's own counters; at the end, the SQL statements
+that cost the most time and those that used no index (performance_schema digests).
+
+Processes are found through the stack's pid files (var/run): each gunicorn master with its
+workers, the rollup loop, and mariadbd. Where the services run on other hosts (READINGS_HOSTS
+names each host's readings agent, common/hostreadings.py), every snapshot asks each host's agent
+instead, at once: the groups are summed over the hosts they run on, and each host's own figures
+are kept beside them (``hosts``).
+"""
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import gevent
+import psutil
+import pymysql
+
+from common.environment import get
+from common.hostreadings import PATH as READINGS_PATH
+from common.hostreadings import SERVICE_GROUPS, machine_busy_seconds
+from locustfiles.suite.stack.mysql import mysql_connect
+
+GROUPS = {  # name: (pid file under VAR_DIR, with children)
+    "ecommerce": ("run/ecommerce.pid", True),
+    "lms_stub": ("run/lms_stub.pid", True),
+    "rollup": ("run/rollup.pid", False),
+    "mariadb": ("mysql/mysqld.pid", False),
+}
+COUNTERS = (
+    "Com_commit",
+    "Innodb_row_lock_waits",
+    "Innodb_row_lock_time",
+    "Connections",
+    "Slow_queries",
+    "Questions",
+)
+GAUGES = ("Threads_connected",)
+
+
+def parse_hosts(entries: list[str]) -> dict[str, str]:
+    """READINGS_HOSTS' entries ("db-1=http://10.213.1.10:18190") as {host: its readings URL}.
+    ValueError names the entry that is not one."""
+    hosts = {}
+    for entry in entries:
+        name, sep, url = (part.strip() for part in entry.partition("="))
+        if not sep or not name or not url.startswith(("http://", "https://")):
+            raise ValueError(f"READINGS_HOSTS takes name=http://address:port entries, not {entry!r}")
+        if name in hosts:
+            raise ValueError(f"READINGS_HOSTS names {name} twice")
+        url = url.rstrip("/")
+        hosts[name] = url if url.endswith(READINGS_PATH) else url + READINGS_PATH
+    return hosts
+
+
+def read_host(url: str, timeout: float) -> dict:
+    """One agent's reading, or {"error": why} when it did not answer one (a host that is down
+    is a reading too: its groups count until its last answer)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 (http(s) only)
+            body = json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return {"error": f"HTTP {exc.code}"}
+    except (OSError, ValueError) as exc:  # refused, timed out, reset, not JSON
+        return {"error": str(exc) or type(exc).__name__}
+    if not isinstance(body, dict) or not isinstance(body.get("groups"), dict):
+        return {"error": "not a readings answer"}
+    return body
+
+
+def read_hosts(hosts: dict[str, str], timeout: float) -> dict[str, dict]:
+    """Every host's reading, asked at once (a host that does not answer costs the timeout once)."""
+    asks = {name: gevent.spawn(read_host, url, timeout) for name, url in hosts.items()}
+    gevent.joinall(list(asks.values()))
+    return {
+        name: ask.value if ask.successful() else {"error": repr(ask.exception)} for name, ask in asks.items()
+    }
+
+
+def host_percent(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """CPU % (of one core) of each group between two readings of one host: {group: {pid: s}}."""
+    out = {}
+    for group, now in after.items():
+        then = before.get(group, {})
+        used = sum(value - then.get(pid, 0.0) for pid, value in now.items())
+        out[group] = round(100 * max(used, 0.0) / seconds, 1)
+    return out
+
+
+class ServerSampler:
+    def __init__(self, var_dir: Path, databases: tuple[str, ...], hosts: dict[str, str] | None = None):
+        self.var_dir = Path(var_dir)
+        self.mysql_dir = Path(get("MYSQL_DIR", {**os.environ, "VAR_DIR": str(self.var_dir)}))
+        self.databases = databases
+        self.hosts = hosts or {}  # READINGS_HOSTS: the hosts' agents instead of local pid files
+        self.timeout = get("READINGS_TIMEOUT")
+        self._conn = None
+        self._peak_rss: dict[str, int] = {}
+        self._peak_host_rss: dict[str, dict[str, int]] = {}
+
+    # --- processes ------------------------------------------------------------------------
+
+    def _pidfile(self, relative: str) -> Path:
+        if relative.startswith("mysql/"):
+            return self.mysql_dir / relative.removeprefix("mysql/")
+        return self.var_dir / relative
+
+    def processes(self) -> dict[str, list[psutil.Process]]:
+        found = {}
+        for group, (relative, children) in GROUPS.items():
+            try:
+                master = psutil.Process(int(self._pidfile(relative).read_text().strip()))
+                found[group] = [master, *(master.children() if children else [])]
+            except (OSError, ValueError, psutil.Error):
+                found[group] = []
+        return found
+
+    def snapshot(self) -> dict:
+        if self.hosts:
+            return self._remote_snapshot()
+        cpu, rss = {}, {}
+        for group, processes in self.processes().items():
+            cpu[group], rss[group] = {}, 0
+            for process in processes:
+                try:
+                    times = process.cpu_times()
+                    cpu[group][process.pid] = times.user + times.system
+                    rss[group] += process.memory_info().rss
+                except psutil.Error:
+                    continue
+            self._peak_rss[group] = max(self._peak_rss.get(group, 0), rss[group])
+        return {
+            "time": time.monotonic(),
+            "cpu": cpu,
+            "machine": machine_busy_seconds(),
+            "rss": rss,
+            "status": self.status(),
+        }
+
+    def _remote_snapshot(self) -> dict:
+        """The hosts' readings: each service group's processes over every host (pids as
+        "host:pid"), its memory summed over them, and each kernel's busy time once (hosts
+        simulated on one machine share a kernel: its boot id)."""
+        hosts = read_hosts(self.hosts, self.timeout)
+        cpu: dict[str, dict] = {group: {} for group in SERVICE_GROUPS}
+        rss = dict.fromkeys(SERVICE_GROUPS, 0)
+        kernels: dict[str, float] = {}
+        cores: dict[str, int] = {}
+        for name, found in hosts.items():
+            if "error" in found:
+                continue
+            peaks = self._peak_host_rss.setdefault(name, {})
+            for group, figures in found["groups"].items():
+                peaks[group] = max(peaks.get(group, 0), figures["rss_bytes"])
+                if group in cpu:
+                    cpu[group].update({f"{name}:{pid}": s for pid, s in figures["cpu"].items()})
+                    rss[group] += figures["rss_bytes"]
+            if found.get("machine_busy_seconds") is not None:
+                kernels.setdefault(found.get("boot_id") or name, found["machine_busy_seconds"])
+                cores.setdefault(found.get("boot_id") or name, found.get("cores") or 0)
+        # A group no host runs (no load balancer) is not read, rather than read as idle.
+        cpu = {group: pids for group, pids in cpu.items() if pids}
+        for group in cpu:
+            self._peak_rss[group] = max(self._peak_rss.get(group, 0), rss[group])
+        return {
+            "time": time.monotonic(),
+            "cpu": cpu,
+            "machine": None,
+            "kernels": kernels,
+            "cores": sum(cores.values()),
+            "rss": {group: rss[group] for group in cpu},
+            "status": self.status(),
+            "hosts": hosts,
+        }
+
+    def _host_readings(self, before: dict, after: dict) -> dict:
+        """Each host's own figures for the step: CPU % of each of its groups (over the seconds
+        its own clock counted between the readings), their peak RSS, its machine's CPU %."""
+        out = {}
+        for name, now in after["hosts"].items():
+            then = before.get("hosts", {}).get(name, {})
+            peaks = self._peak_host_rss.pop(name, {})
+            if "error" in now or "error" in then or not then:
+                out[name] = {
+                    "answered": False,
+                    "error": now.get("error") or then.get("error") or "no earlier reading",
+                }
+                continue
+            seconds = max(now["monotonic"] - then["monotonic"], 1e-6)
+            cpu = host_percent(
+                {g: f["cpu"] for g, f in then["groups"].items()},
+                {g: f["cpu"] for g, f in now["groups"].items()},
+                seconds,
+            )
+            machine = None
+            if now.get("machine_busy_seconds") is not None and then.get("machine_busy_seconds") is not None:
+                machine = round(
+                    100 * max(now["machine_busy_seconds"] - then["machine_busy_seconds"], 0.0) / seconds, 1
+                )
+            out[name] = {
+                "answered": True,
+                "reading_seconds": round(seconds, 3),
+                "cpu_percent": cpu,
+                "rss_mb": {
+                    g: round(peaks.get(g, f["rss_bytes"]) / 2**20, 1) for g, f in now["groups"].items()
+                },
+                "machine_cpu_percent": machine,
+                "cores": now.get("cores"),
+                "notes": now.get("notes") or [],
+            }
+        return out
+
+    def sample_peak(self) -> None:
+        """Called every few seconds between snapshots, for the peak memory of each group."""
+        self.snapshot()
+
+    def reading(self, before: dict, after: dict) -> dict:
+        """CPU % (of one core) and peak RSS of each group, the machine's CPU % (every core's busy
+        time, also in % of one core: 200 % = two cores busy), MariaDB counter deltas, between
+        two snapshots, and the seconds between them. CPU of a process that is gone (a recycled
+        worker) counts until its last snapshot; a new process counts from its start."""
+        wall = max(after["time"] - before["time"], 1e-6)
+        cpu = {}
+        for group, now in after["cpu"].items():
+            then = before["cpu"].get(group, {})
+            used = sum(seconds - then.get(pid, 0.0) for pid, seconds in now.items())
+            cpu[group] = round(100 * max(used, 0.0) / wall, 1)
+        machine = None
+        if before.get("machine") is not None and after.get("machine") is not None:
+            machine = round(100 * max(after["machine"] - before["machine"], 0.0) / wall, 1)
+        elif after.get("kernels") and set(after["kernels"]) == set(before.get("kernels") or ()):
+            # Every kernel read at both ends (a host that stopped answering leaves it unknown).
+            busy = sum(after["kernels"][k] - before["kernels"][k] for k in after["kernels"])
+            machine = round(100 * max(busy, 0.0) / wall, 1)
+        peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
+        self._peak_rss = {}
+        deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
+        levels = {name: after["status"][name] for name in GAUGES}
+        # Processes of a group that were gone at the end of the step: recycled or crashed workers.
+        replaced = {
+            group: len(set(before["cpu"].get(group, {})) - set(now)) for group, now in after["cpu"].items()
+        }
+        found = {
+            "cpu_percent": cpu,
+            "machine_cpu_percent": machine,
+            "reading_seconds": round(wall, 3),
+            "rss_mb": peak,
+            "db": {**deltas, **levels},  # both, as before; the two below say which is which
+            "db_deltas": deltas,  # changes during the step
+            "db_levels": levels,  # the value at the step's end
+            "processes_replaced": replaced,
+        }
+        if "hosts" in after:
+            found["hosts"] = self._host_readings(before, after)
+            found["kernels"] = len(after.get("kernels") or ())
+            found["machine_cores"] = after.get("cores") or None  # of every kernel read
+        return found
+
+    # --- MariaDB --------------------------------------------------------------------------
+
+    def _fetch(self, sql: str, params=()) -> list[tuple]:
+        """The rows of one statement. The connection is taken out of the sampler while it is
+        in use: the step watcher and the end of a run may read at once (each then uses a
+        connection of its own), and a read cut short (the watcher killed mid-statement, or a
+        MariaDB error) leaves no half-read connection behind for the next one."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            conn = mysql_connect()
+        with conn.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        if self._conn is None:
+            self._conn = conn
+        else:
+            conn.close()
+        return rows
+
+    def status(self) -> dict[str, int]:
+        try:
+            values = dict(self._fetch("SHOW GLOBAL STATUS"))
+        except pymysql.Error:
+            return {name: 0 for name in (*COUNTERS, *GAUGES)}
+        return {name: int(values.get(name, 0)) for name in (*COUNTERS, *GAUGES)}
+
+    def database_size_mb(self) -> float:
+        """The stack's databases on disk: their tablespace files' allocated size. (The table
+        statistics' data and index lengths move only when InnoDB recalculates them, after a
+        tenth of a table changed: hours of a soak on a preloaded database.)"""
+        return round(sum(sizes[3] for sizes in self.table_sizes(0).values()), 1)
+
+    def table_sizes(self, min_mb: float = 1.0) -> dict[str, list]:
+        """ "database.table" -> [rows, data MB, index MB, file MB] for the stack's tables whose
+        file takes at least ``min_mb``. The file size is exact; rows are InnoDB's running
+        estimate, data and index its statistics (see database_size_mb)."""
+        placeholders = ", ".join(["%s"] * len(self.databases))
+        found = self._fetch(
+            "SELECT t.table_schema, t.table_name, t.table_rows, t.data_length, t.index_length, "
+            "s.allocated_size FROM information_schema.tables AS t "
+            "JOIN information_schema.INNODB_SYS_TABLESPACES AS s "
+            "ON s.name = CONCAT(t.table_schema, '/', t.table_name) "
+            f"WHERE t.table_schema IN ({placeholders}) AND s.allocated_size >= %s",
+            (*self.databases, min_mb * 2**20),
+        )
+        return {
+            f"{schema}.{name}": [
+                int(rows or 0),
+                round(data / 2**20, 1),
+                round(index / 2**20, 1),
+                round(allocated / 2**20, 1),
+            ]
+            for schema, name, rows, data, index, allocated in found
+        }
+
+    def slow_query_seconds(self) -> float | None:
+        """MariaDB's long_query_time: what Slow_queries counts as slow."""
+        try:
+            return float(self._fetch("SELECT @@GLOBAL.long_query_time")[0][0])
+        except pymysql.Error:
+            return None
+
+    def digests(self) -> dict[str, dict]:
+        """performance_schema's statement digests of the stack's databases (cumulative)."""
+        placeholders = ", ".join(["%s"] * len(self.databases))
+        try:
+            rows = self._fetch(
+                "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT, "
+                "SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ROWS_EXAMINED "
+                "FROM performance_schema.events_statements_summary_by_digest "
+                f"WHERE SCHEMA_NAME IN ({placeholders})",
+                self.databases,
+            )
+        except pymysql.Error:  # MariaDB may be restarting: the next read connects anew
+            return {}
+        return {
+            f"{schema}:{digest}": {
+                "schema": schema,
+                "text": text,
+                "count": int(count),
+                "time_ms": int(timer) / 1e9,  # picoseconds
+                "no_index": int(no_index),
+                "no_good_index": int(no_good),
+                "rows_examined": int(examined),
+            }
+            for schema, digest, text, count, timer, no_index, no_good, examined in rows
+        }
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+# The statements of the purchase-counter rollup loop (ecommerce/counters/rollup.py), a
+# background job: its turn lock, and every statement on the purchase events but the request
+# path's INSERT, and its upsert into Oscar's product records.
+BACKGROUND = re.compile(
+    r"GET_LOCK|RELEASE_LOCK|^(?!INSERT).*`counters_purchaseevent`"
+    r"|INSERT INTO `analytics_productrecord`.*ON DUPLICATE KEY",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_background(statement: str) -> bool:
+    return bool(BACKGROUND.search(statement or ""))
+
+
+def digest_report(before: dict, after: dict, top: int = 10) -> dict:
+    """The statements of the run: the requests' costliest by total time and any that used no
+    index, and the background job's (the counter rollup) apart."""
+    deltas = []
+    for key, now in after.items():
+        then = before.get(
+            key, {"count": 0, "time_ms": 0, "no_index": 0, "no_good_index": 0, "rows_examined": 0}
+        )
+        count = now["count"] - then["count"]
+        if count <= 0:
+            continue
+        deltas.append(
+            {
+                "schema": now["schema"],
+                "statement": now["text"] or "",
+                "count": count,
+                "total_ms": round(now["time_ms"] - then["time_ms"], 1),
+                "mean_ms": round((now["time_ms"] - then["time_ms"]) / count, 3),
+                "no_index": now["no_index"] - then["no_index"],
+                "no_good_index": now["no_good_index"] - then["no_good_index"],
+                "rows_examined_per_call": round((now["rows_examined"] - then["rows_examined"]) / count, 1),
+            }
+        )
+    deltas.sort(key=lambda d: d["total_ms"], reverse=True)
+    requests = [d for d in deltas if not is_background(d["statement"])]
+    return {
+        "top": requests[:top],
+        "no_index": [d for d in requests if d["no_index"] or d["no_good_index"]],
+        "background": [d for d in deltas if is_background(d["statement"])][:top],
+    }

@@ -1,0 +1,160 @@
+"""What a headless run prints when it ends: the verdict with each broken threshold (for a
+capacity run, the Universal Scalability Law's predicted peak beside the measured capacity), the
+per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
+(run.py prints the folder's path after them)."""
+
+from locustfiles.suite.figures import scalability
+
+COLUMNS = (  # header, key, width
+    ("step", "label", 14),
+    ("users", "users", 6),
+    ("target RPM", "target_rpm", 10),
+    ("RPM", "rpm", 8),
+    ("requests", "requests", 9),
+    ("failures", "failures", 9),
+    ("p50", "p50", 7),
+    ("p95", "p95", 7),
+    ("p99", "p99", 7),
+)
+
+
+def _cell(row: dict, key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return "–"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    if key in row.get("thin", ()):
+        text += "*"  # too few samples for this percentile
+    return text
+
+
+def table(rows: list[dict], overall: dict | None = None) -> list[str]:
+    every = [*rows, *([overall] if overall else [])]
+    widths = [max(width, *(len(_cell(r, key)) for r in every)) for _, key, width in COLUMNS]
+
+    def line(cells: list[str]) -> str:
+        padded = [c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(padded)
+
+    keys = [key for _, key, _ in COLUMNS]
+    return [line([h for h, _, _ in COLUMNS]), *(line([_cell(r, key) for key in keys]) for r in every)]
+
+
+def audit_line(audit: dict) -> str:
+    if audit.get("error"):
+        return f"audit: could not run ({audit['error']})"
+    line = (
+        f"audit: {audit.get('successes')} answered 2xx, {audit.get('orders')} orders committed, "
+        f"{audit.get('enrollments')} enrollments; lost {audit.get('lost')}, "
+        f"duplicates {audit.get('duplicates')}, partial {audit.get('partial')}"
+    )
+    paid = audit.get("payments") or {}
+    if paid.get("paid_orders") or paid.get("accepted") or paid.get("paid_enrollments"):
+        line += (
+            f"\npayments: {paid.get('paid_orders')} paid orders, {paid.get('settled')} settled; "
+            f"{paid.get('accepted')} accepted, {paid.get('refund_owed')} refund owed, "
+            f"{paid.get('without_order')} without order; {paid.get('enrolled_unpaid')} paid seats "
+            "enrolled unpaid"
+        )
+    return line
+
+
+def payment_words(payments: dict | None) -> str:
+    """The audit's payment counts in a few words ("not audited" when it did not count them)."""
+    if payments is None:
+        return "not audited"
+    return (
+        f"{payments.get('settled')} settled for {payments.get('paid_orders')} paid orders, "
+        f"{payments.get('refund_owed')} refund owed, {payments.get('without_order')} without order"
+    )
+
+
+def client_lines(client: dict) -> list[str]:
+    """A run of edX's 2015 client (make edx2015), in the figures its acceptance asks for."""
+    payments = client.get("payments")
+    out = [
+        f"edX 2015 client ({client['locustfile']}, task set {client['task_set']}): "
+        f"{client['users']} users for {client['seconds']:g} s",
+        f"  requests {client['requests']}, failures {client['failures']}, "
+        f"task exceptions {client['task_exceptions']}",
+        f"  purchases answered 2xx: {client['free_purchases']} free (LMS), {client['paid_purchases']} paid "
+        f"(payment notifications); orders committed {client.get('orders')}, payments "
+        + payment_words(payments),
+    ]
+    out += [f"  exception x{e['count']}: {e['message']}" for e in client.get("exception_examples", [])]
+    return out
+
+
+def cpu_line(summary: dict) -> str | None:
+    """The run's CPU ms per purchase: the services' total and split, Locust, the machine."""
+    figures = summary.get("cpu_ms_per_purchase")
+    if not figures:
+        return None
+    if figures.get("services") is None:
+        return "CPU per purchase: – (no purchase completed in the steps)"
+
+    def ms(key: str) -> str:
+        return "–" if figures.get(key) is None else f"{figures[key]:g}"
+
+    mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
+    over = f" ({mix.get('free', 0)} free + {mix.get('paid', 0)} paid purchases)" if mix else ""
+    return (
+        f"CPU per purchase: services {ms('services')} ms = ecommerce {ms('ecommerce')} + lms_stub "
+        f"{ms('lms_stub')} + mariadb {ms('mariadb')} + rollup {ms('rollup')}; Locust {ms('locust')}, "
+        f"other {ms('other')}, machine {ms('machine')}{over}"
+    )
+
+
+def lines(summary: dict) -> list[str]:
+    verdict = summary["verdict"]
+    out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
+    out += [f"  - {reason}" for reason in verdict["reasons"]]
+    broken = [
+        f"{c['threshold']}{f' ({s})' if (s := c.get('scope')) else ''} (measured {c['value']})"
+        for c in verdict["thresholds"]
+        if not c["ok"]
+    ]
+    if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
+        held = summary["capacity_rpm"]
+        out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
+        if broken and summary["steps"]:
+            out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
+        if summary.get("scalability"):
+            out.append(scalability.words(summary["scalability"]))
+    else:
+        out += [f"  broken threshold: {b}" for b in broken]
+    warm = summary.get("warm_up")
+    if warm:
+        out.append(
+            f"warm-up (not judged, not in the table): {warm['seconds']:g} s at "
+            f"{_cell(warm, 'target_rpm')} RPM, {warm.get('requests')} requests, {warm.get('failures')} "
+            f"failed, {warm.get('missed')} missed, p95 {_cell(warm, 'p95')} ms"
+        )
+    out.append("")
+    out += table(summary["steps"], {**summary["overall"], "label": "all"})
+    if any(row.get("thin") for row in summary["steps"]):
+        out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
+    out.append("")
+    cpu = cpu_line(summary)
+    if cpu:
+        out.append(cpu)
+    out.append(audit_line(summary["audit"]))
+    if summary.get("client"):
+        out += client_lines(summary["client"])
+    if summary.get("overload"):
+        out += overload_lines(summary["overload"])
+    return out
+
+
+def overload_lines(overload: dict) -> list[str]:
+    """An overload run (make overload): accepted and refused purchases, and what they left."""
+    shed = ", ".join(f"{name} {n}" for name, n in overload["shed"].items()) or "none"
+    return [
+        f"overload: {overload['accepted']} of {overload['purchases']} purchases accepted at "
+        f"{overload['achieved_rpm']} RPM (target {overload['target_rpm']}); p95 {overload['p95']} ms, "
+        f"accepted purchases' p95 {overload['p95_accepted']} ms",
+        f"  shed (503 overloaded): {shed}; other failures: {overload['unshed_failures']}",
+        f"  orders without a 2xx answer: {overload['unanswered_orders']} "
+        f"({overload['failed_after_payment']} paid journeys failed after payment); "
+        f"left by refusals: {overload['orders_left_by_refusals']}",
+    ]

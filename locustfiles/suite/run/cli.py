@@ -1,0 +1,214 @@
+"""One load run from the command line: ``python -m locustfiles.suite.run PROFILE``.
+
+Starts the stack if it is not up (sized by HOST_PROFILE if set), then Locust headless (or its
+web UI with UI=1), with WORKERS worker processes if asked, on 127.0.0.1 only. The run folder
+var/runs/<timestamp>-<profile>/ gets summary.json, report.md, report.html, plots and Locust's
+CSVs; its path is the last line printed. The exit code is Locust's: 1 when a threshold or the
+audit failed.
+
+Sizes come from the environment (the make variables): USERS, STEP_SECONDS, RPM, DURATION,
+HOURS, BUCKET_SECONDS, WARMUP_SECONDS, RPM_START, RPM_STEP, RPM_MAX, COURSES, WORKERS, THRESHOLDS,
+HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, BUY_WEIGHT, PAY_WEIGHT, READ_WEIGHT; for chaos FAULTS,
+PHASE_SECONDS, FAULT_SECONDS; for profile SAMPLE_HZ; for edx2015 the 2015 client's own settings
+(locustfiles/edx2015/config.py).
+PRELOAD=N first fills the databases to N preloaded purchases if they hold fewer (make preload).
+"""
+
+import datetime
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common.environment import get
+from locustfiles.suite import profiles
+from locustfiles.suite.core import catalogue, learner_settings, thresholds
+from locustfiles.suite.core.names import PROGRESS_FILE
+from locustfiles.suite.record import sampler
+from locustfiles.suite.report import terminal
+from locustfiles.suite.stack import hosts, services
+from locustfiles.suite.stack.commands import ROOT
+from locustfiles.suite.tools import preload
+from locustfiles.suite.verdict import facts
+
+
+def service_config(running: dict, host: dict) -> dict:
+    """What the report records about the configuration under test: the services' settings as
+    they run (scripts/stack.sh resolves them, defaults included), and the learners' course choice."""
+    config = {key.lower(): value for key, value in running.items() if value}
+    config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or get("COURSES")
+    config["host_profile"] = host.get("name") or "this machine"
+    if host.get("name"):
+        config["host_vcpus"] = host["vcpus"]
+        config["ecommerce_workers"] = host["ecommerce_workers"]
+        config["pinned_cpus"] = host["pinned_cpus"] or host["note"]
+    return config
+
+
+def preload_size(text: str | None) -> int | None:
+    """PRELOAD's purchases; None when unset. ValueError says what is wrong."""
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"PRELOAD must be a whole number of purchases of at least 1, not {text!r}")
+    return int(text)
+
+
+def database_at_start(env: dict) -> dict:
+    """What the run starts on: the purchases preloaded (both services say) and the size on disk."""
+    state = preload.status(env)
+    return {
+        "preloaded_purchases": min(half["done"] for half in state.values()),
+        "size_mb": round(preload.tablespace_bytes(facts.databases()) / 2**20, 1),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in catalogue.RUNNABLE:
+        print(f"usage: python -m locustfiles.suite.run {{{','.join(catalogue.RUNNABLE)}}}", file=sys.stderr)
+        return 2
+    profile = argv[0]
+    env = dict(os.environ)
+    host_env, host = hosts.environment(env.get("HOST_PROFILE"))
+    env.update(host_env)
+    env.setdefault("PYTHONPATH", str(ROOT))
+    env["PROFILE"] = profile
+    try:  # refuse bad sizes before starting anything
+        profiles.get(profile).plan(env)
+        thresholds.parse(env.get("THRESHOLDS", ""))
+        learner_settings.load_settings(env)
+        preload_to = preload_size(env.get("PRELOAD"))
+        sampler.parse_hosts(get("READINGS_HOSTS", env))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    running = services.ensure_up(env)
+    if preload_to:
+        courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
+        preload.preload(preload_to, courses, preload.BATCH, env=env)
+    # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
+    # (or make down, through register_run) must reach it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    var_dir = Path(get("VAR_DIR", env))
+
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_dir = var_dir / "runs" / f"{stamp}-{profile}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config = service_config(running, host)
+    config["database_at_start"] = database_at_start(env)
+    env["SUITE_CONFIG"] = json.dumps(config)
+
+    workers = int(env.get("WORKERS") or 0)
+    ui = env.get("UI", "") not in ("", "0", "false")
+    locust_port = get("LOCUST_PORT", env)
+    services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
+    locust = str(ROOT / ".venv/bin/locust")
+    common = [
+        "-f",
+        ",".join(str(ROOT / path) for path in catalogue.get(profile).locustfiles(env)),
+        "--suite-run-dir",
+        str(run_dir),
+    ]
+    master = [
+        locust,
+        *common,
+        "--host",
+        get("LMS_URL", env),
+        "--csv",
+        str(run_dir / "locust"),
+        "--stop-timeout",
+        "30",
+        "--exit-code-on-error",
+        "0",  # the exit code is the suite's verdict, not "some request failed"
+        "--loglevel",
+        "WARNING",
+    ]
+    if ui:
+        master += ["--web-host", "127.0.0.1", "--web-port", str(locust_port)]
+    else:
+        master += ["--headless", "--only-summary"]
+    port = None
+    if workers:
+        port = _free_port()
+        master += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port)]
+        if not ui:
+            master += ["--expect-workers", str(workers)]
+    processes = [
+        subprocess.Popen(
+            master, env=env, cwd=ROOT, stdout=open(run_dir / "locust.log", "w"), stderr=subprocess.STDOUT
+        )
+    ]
+    for i in range(workers):
+        processes.append(
+            subprocess.Popen(
+                [locust, *common, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
+                env=env,
+                cwd=ROOT,
+                stdout=open(run_dir / f"locust-worker-{i}.log", "w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
+    if ui:
+        print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
+        print("The latest report: /suite/report in the web UI", flush=True)
+    progress = Progress(run_dir / PROGRESS_FILE)
+    try:
+        code = progress.follow(processes[0])
+    except KeyboardInterrupt:
+        # SIGINT, not SIGTERM: a headless Locust with a load shape installs its SIGTERM handler
+        # only once the shape has ended, and would die on SIGTERM without its report.
+        for process in processes:
+            process.send_signal(signal.SIGINT)
+        code = processes[0].wait(60)
+    deadline = time.monotonic() + 30
+    for process in processes[1:]:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+    progress.show()
+    if not (run_dir / "summary.json").exists():
+        sys.stderr.write((run_dir / "locust.log").read_text()[-3000:])
+        print(f"no report was written; see {run_dir / 'locust.log'}", file=sys.stderr)
+        code = code or 1
+    elif not ui:
+        print("\n".join(terminal.lines(json.loads((run_dir / "summary.json").read_text()))))
+        print(f"report: {run_dir / 'report.html'}")
+    print(run_dir)
+    return code
+
+
+class Progress:
+    """Prints the run's progress lines (step by step) as the suite writes them."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset = path, 0
+
+    def show(self) -> None:
+        try:
+            with open(self.path) as handle:
+                handle.seek(self.offset)
+                text = handle.read()
+        except OSError:
+            return
+        complete = text[: text.rfind("\n") + 1]
+        if complete:
+            print(complete, end="", flush=True)
+            self.offset += len(complete.encode())
+
+    def follow(self, process: subprocess.Popen) -> int:
+        while (code := process.poll()) is None:
+            self.show()
+            time.sleep(0.5)
+        return code
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,47 @@
+"""Wiring the suite into Locust: what every locustfile imports. Importing this module
+registers two listeners; everything else hangs off ``environment.suite``, the run object the
+init event creates, the way Locust's own runner and stats hang off the environment. A profile's
+locustfile takes its shape from ``use("ramp")``, which makes "ramp" the profile unless PROFILE
+says otherwise.
+
+The run object depends on the process's role, which Locust knows only once its runner exists:
+a worker's (session.LoadRun) records and sends, and imports nothing that reports; the process
+that keeps the results (the local runner or the master) makes a keeper.KeptRun, and only then
+imports the reporting stack (Jinja2, matplotlib, numpy).
+"""
+
+import os
+
+from locust import events
+from locust.runners import WorkerRunner
+
+from locustfiles.suite.run.session import LoadRun
+from locustfiles.suite.users.shape import SuiteShape
+
+
+def use(profile: str) -> type[SuiteShape]:
+    os.environ.setdefault("PROFILE", profile)
+    return SuiteShape
+
+
+@events.init_command_line_parser.add_listener
+def _options(parser):
+    # Sizes, thresholds and the profile come from the environment (the make variables), the
+    # same in every Locust process; only the report's folder is an option.
+    parser.add_argument("--suite-run-dir", default="", include_in_web_ui=False, help="where the report goes")
+
+
+@events.init.add_listener
+def _init(environment, **_):
+    if environment.parsed_options is None:  # locust used as a library without our options
+        return
+    profile = os.environ.get("PROFILE", "manual")
+    if isinstance(environment.runner, WorkerRunner):
+        environment.suite = LoadRun(environment, profile, os.environ)
+    else:
+        # Imported here, in the process that keeps the results only: a Locust worker never
+        # loads the reports (pyproject.toml names this file's exception to PLC0415).
+        from locustfiles.suite.run.keeper import KeptRun
+
+        environment.suite = KeptRun(environment, profile, os.environ)
+    environment.suite.attach()

@@ -1,0 +1,20 @@
+"""The suite's MySQL connection: the monitoring account the readings, the audit's facts, the
+preload and the run's provenance use."""
+
+import pymysql
+
+from common.environment import get
+
+
+def mysql_connect(database: str | None = None):
+    """A connection as the monitoring account: server status and variables, the statement
+    digests, the tables' sizes and statistics; never a row of the services' tables."""
+    return pymysql.connect(
+        host=get("MYSQL_HOST"),
+        port=get("MYSQL_PORT"),
+        user=get("MYSQL_MONITOR_USER"),
+        password=get("MYSQL_MONITOR_PASSWORD"),
+        database=database,
+        autocommit=True,
+        connect_timeout=5,
+    )

@@ -1,0 +1,1 @@
+"""Commands beside the load runs: make preload and make index-audit."""
