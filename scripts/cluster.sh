@@ -28,10 +28,10 @@ HOST_PACKAGES=(openssh-server sudo)
 # service's own (ecommerce, lms_stub, Locust, the readings agent).
 SERVICE_USERS=(
   orderservice:/srv/orderservice/var
-  orderservice-ecommerce:/srv/orderservice/var/ecommerce
-  orderservice-lms:/srv/orderservice/var/lms_stub
-  orderservice-locust:/srv/orderservice/var/locust
-  orderservice-readings:/srv/orderservice/var
+  orderservice-ecommerce:/nonexistent
+  orderservice-lms:/nonexistent
+  orderservice-locust:/nonexistent
+  orderservice-readings:/nonexistent
 )
 SSH_DIR=$CLUSTER_DIR/ssh
 # ansible-playbook's SSH connections (ControlPersist) live here: `down` ends those that remain.

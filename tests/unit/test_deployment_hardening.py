@@ -119,7 +119,10 @@ def test_the_operators_command_holds_no_secret_and_reads_a_root_only_file(ecomme
         assert SECRETS[name] in environment
     assert ". /srv/orderservice/etc/ecommerce.env\n" in script
     assert re.search(
-        r"^exec runuser -u orderservice-ecommerce -- \S+/bin/python manage.py \"\$@\"$", script, re.M
+        r"^exec runuser -u orderservice-ecommerce -- "
+        r'/usr/bin/env HOME="\$HOME" \S+/bin/python manage.py "\$@"$',
+        script,
+        re.M,
     )
     secrets_line = re.search(r"^JWT_SECRET_KEY=(.*)$", environment, re.M).group(1)
     assert secrets_line == SECRETS["vault_jwt_secret_key"]  # a plain word: shlex quoting leaves it bare
