@@ -14,18 +14,18 @@ ROLES = ANSIBLE_DIR / "roles"
 ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
 # Throwaway values for the vault's secrets: a rendered file is searched for them.
 SECRETS = {
-    "vault_mysql_owner_password": "render-only-owner-password",
-    "vault_ecommerce_db_password": "render-only-ecommerce-db-password",
-    "vault_lms_db_password": "render-only-lms-db-password",
-    "vault_mysql_monitor_password": "render-only-monitor-password",
-    "vault_jwt_secret_key": "render-only-jwt-secret-key-of-32-characters",
-    "vault_edx_api_key": "render-only-enrollment-api-key",
-    "vault_cybersource_secret_key": "render-only-cybersource-secret-key-of-32",
-    "vault_ecommerce_secret_key": "render-only-ecommerce-django-secret-key-of-50-characters-x",
-    "vault_ecommerce_staff_password": "render-only-staff-password",
-    "vault_haproxy_stats_password": "render-only-stats-password",
-    "vault_lms_secret_key": "render-only-lms-django-secret-key-of-50-characters-xxxxxx",
-    "vault_lms_fault_api_key": "render-only-fault-api-key",
+    "vault_mysql_owner_password": "render-test-only-owner-password",
+    "vault_ecommerce_db_password": "render-test-only-ecommerce-db-password",
+    "vault_lms_db_password": "render-test-only-lms-db-password",
+    "vault_mysql_monitor_password": "render-test-only-monitor-password",
+    "vault_jwt_secret_key": "render-test-only-jwt-secret-key",
+    "vault_edx_api_key": "render-test-only-enrollment-api-key",
+    "vault_cybersource_secret_key": "render-test-only-cybersource-secret-key",
+    "vault_ecommerce_secret_key": "render-test-only-ecommerce-django-secret-key",
+    "vault_ecommerce_staff_password": "render-test-only-staff-password",
+    "vault_haproxy_stats_password": "render-test-only-stats-password",
+    "vault_lms_secret_key": "render-test-only-lms-django-secret-key",
+    "vault_lms_fault_api_key": "render-test-only-fault-api-key",
 }
 PLAY = """
 - name: Render the roles' templates
