@@ -24,7 +24,15 @@ HOSTS=(db-1:10 lms-1:20 ecommerce-1:31 ecommerce-2:32 locust-1:40 locust-2:41 lb
 # Packages the hosts use that the roles do not install: the sshd that holds each host, and sudo
 # (the plays `become` root, as on real hosts).
 HOST_PACKAGES=(openssh-server sudo)
-SERVICE_USER=orderservice
+# The deployment's users (the roles' defaults) and each one's home: the code's owner, and each
+# service's own (ecommerce, lms_stub, Locust, the readings agent).
+SERVICE_USERS=(
+  orderservice:/srv/orderservice/var
+  orderservice-ecommerce:/nonexistent
+  orderservice-lms:/nonexistent
+  orderservice-locust:/nonexistent
+  orderservice-readings:/nonexistent
+)
 SSH_DIR=$CLUSTER_DIR/ssh
 # ansible-playbook's SSH connections (ControlPersist) live here: `down` ends those that remain.
 CONTROL_DIR=$CLUSTER_DIR/cp
@@ -129,14 +137,21 @@ build_wheelhouse() {
   echo "$want" >"$stamp"
 }
 
-# The roles create the service user; the hosts share this machine's /etc/passwd, and parallel
-# plays racing to add the same user would fail, so it is made here, as the common role makes it.
-ensure_service_user() {
-  id "$SERVICE_USER" >/dev/null 2>&1 && return 0
-  getent group "$SERVICE_USER" >/dev/null || groupadd --system "$SERVICE_USER"
-  useradd --system --gid "$SERVICE_USER" --home-dir /srv/orderservice/var --no-create-home \
-    --shell /usr/sbin/nologin "$SERVICE_USER"
-  touch "$CLUSTER_DIR/created-$SERVICE_USER"
+# The roles create the service users; the hosts share this machine's /etc/passwd, and parallel
+# plays racing to add (or re-home) the same user would fail, so they are made here, as the roles
+# make them: each with a group of its own name, its home where the role puts it.
+ensure_service_users() {
+  local entry user home
+  for entry in "${SERVICE_USERS[@]}"; do
+    user=${entry%%:*} home=${entry#*:}
+    if id "$user" >/dev/null 2>&1; then
+      [ "$(getent passwd "$user" | cut -d: -f6)" = "$home" ] || usermod --home "$home" "$user"
+      continue
+    fi
+    getent group "$user" >/dev/null || groupadd --system "$user"
+    useradd --system --gid "$user" --home-dir "$home" --no-create-home --shell /usr/sbin/nologin "$user"
+    touch "$CLUSTER_DIR/created-$user"
+  done
 }
 
 # The balancer ends TLS for orders.example.com, as in the m3 inventories: a private CA made here
@@ -263,7 +278,7 @@ cmd_up() {
   install_packages
   mkdir -p "$CLUSTER_DIR" "$CONTROL_DIR"
   build_wheelhouse
-  ensure_service_user
+  ensure_service_users
   ssh_keys
   tls_files
 
@@ -399,11 +414,14 @@ cmd_down() {
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
   rm -f "$WHEELHOUSE_PID"
   rm -rf "$CONTROL_DIR"
-  if [ -e "$CLUSTER_DIR/created-$SERVICE_USER" ]; then
-    userdel "$SERVICE_USER" 2>/dev/null || true
-    getent group "$SERVICE_USER" >/dev/null && groupdel "$SERVICE_USER" 2>/dev/null || true
-    rm -f "$CLUSTER_DIR/created-$SERVICE_USER"
-  fi
+  local entry user
+  for entry in "${SERVICE_USERS[@]}"; do
+    user=${entry%%:*}
+    [ -e "$CLUSTER_DIR/created-$user" ] || continue
+    userdel "$user" 2>/dev/null || true
+    getent group "$user" >/dev/null && groupdel "$user" 2>/dev/null || true
+    rm -f "$CLUSTER_DIR/created-$user"
+  done
   left=$(leftovers)
   [ -n "$left" ] || rm -f "$OWNER_FILE"
   if [ -n "$left" ]; then

@@ -3,7 +3,7 @@ deployed Locust master (its web API, found from its command line; the suite's ho
 BALANCER_STATS_URL as the locust role sets them) with the workers of both Locust hosts, set to
 each user count in turn for STEP_SECONDS (each change is a step of the suite's manual profile),
 then stopped: the master writes its run folder (summary.json, report.html) under
-<prefix>/var/runs/. Prints one line per step, the balancer's requests per server and each
+<prefix>/var/locust/runs/. Prints one line per step, the balancer's requests per server and each
 host's CPU, then the folder's path on the last line.
 
 Standard library only: it runs with the host's /usr/bin/python3.
@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-RUNS = Path("/srv/orderservice/var/runs")
+RUNS = Path("/srv/orderservice/var/locust/runs")  # Locust's own folder (roles/locust)
 
 
 def master_url() -> str:

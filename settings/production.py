@@ -74,8 +74,12 @@ LOAD_TEST_MACHINERY = [
     if on
 ]
 
-# TLS ends at the load balancer in front of gunicorn.
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# TLS ends at the load balancer in front of gunicorn. The scheme is gunicorn's (wsgi.url_scheme):
+# gunicorn believes X-Forwarded-Proto only from the peers in its forwarded_allow_ips, which the
+# deployment sets to its balancers' addresses (ansible/roles/ecommerce, ecommerce_forwarded_allow_ips).
+# Django's SECURE_PROXY_SSL_HEADER would believe the header from any peer, so a request sent to
+# gunicorn around the balancer could claim https.
+SECURE_PROXY_SSL_HEADER = None
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS")
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True

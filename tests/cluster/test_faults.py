@@ -146,7 +146,8 @@ class Load:
     the service user, with the deployed Locust master's environment."""
 
     def __init__(self, seconds: int):
-        self.run_dir = f"{PREFIX}/var/runs/cluster-faults-{time.strftime('%Y%m%d-%H%M%S')}"
+        # Locust's own user and folder (roles/locust: locust_user, locust_var_dir).
+        self.run_dir = f"{PREFIX}/var/locust/runs/cluster-faults-{time.strftime('%Y%m%d-%H%M%S')}"
         self.local_dir = CLUSTER_DIR / "locust-1" / "srv" / self.run_dir.removeprefix("/srv/")
         master = on_host("locust-1", "supervisorctl", "-c", SUPERVISOR_CONF, "pid", "locust-master").strip()
         environ = on_host("locust-1", "cat", f"/proc/{master}/environ").split("\0")
@@ -175,7 +176,7 @@ class Load:
                 "locust-1",
                 "runuser",
                 "-u",
-                "orderservice",
+                "orderservice-locust",
                 "--",
                 # SIGINT stops the run (stop()); a caller started in the background passes it on
                 # ignored, which Locust would keep.

@@ -13,8 +13,9 @@ AGENT_HOSTS = {"lms-1": ["lms_stub"], "ecommerce-1": ["ecommerce"], "ecommerce-2
 
 @pytest.mark.parametrize("host", sorted(AGENT_HOSTS))
 def test_each_agent_reports_to_the_fake_collector(host):
-    log = on_host(host, "cat", f"{PREFIX}/log/newrelic-agent.log")
     for service in AGENT_HOSTS[host]:
+        # Each service runs as its own user and writes its own agent log, in its log folder.
+        log = on_host(host, "cat", f"{PREFIX}/log/{service}/newrelic-agent.log")
         session = rf"NR-Activate-Session/{service} \(cluster\)\) .*Reporting to fake collector"
         assert re.search(session, log), log[-2000:]
 
@@ -32,7 +33,9 @@ def _reported(payload: str, key: str) -> set[str]:
 
 @pytest.mark.parametrize("host", sorted(AGENT_HOSTS))
 def test_each_agent_reports_its_own_host_name(host):
-    payloads = _connect_payloads(on_host(host, "cat", f"{PREFIX}/log/newrelic-audit.log"))
+    logs = [f"{PREFIX}/log/{service}/newrelic-audit.log" for service in AGENT_HOSTS[host]]
+    audit = "".join(on_host(host, "cat", log) for log in logs)
+    payloads = _connect_payloads(audit)
     assert payloads, f"no agent on {host} connected"
     for payload in payloads:
         # The host, the name shown in New Relic's UI and the utilization's host name.
@@ -43,7 +46,7 @@ def test_each_agent_reports_its_own_host_name(host):
 
 def test_no_agent_runs_where_no_service_does():
     for host in sorted(set(hosts()) - set(AGENT_HOSTS)):
-        found = on_host(host, "sh", "-c", f"ls {PREFIX}/log/newrelic-audit.log 2>/dev/null || true")
+        found = on_host(host, "sh", "-c", f"ls {PREFIX}/log/*/newrelic-audit.log 2>/dev/null || true")
         assert found.strip() == "", host
 
 

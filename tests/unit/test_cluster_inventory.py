@@ -30,6 +30,8 @@ ALLOWED_EXTRA = {
     # The balancer's certificate comes from scripts/cluster.sh's private CA (the vault's
     # vault_haproxy_tls_pem, in test-secrets.yml), which every host's client must trust.
     "common_http_ca_bundle": "a private CA made by scripts/cluster.sh up",
+    # Its throwaway secrets (test-secrets.yml), which every other inventory refuses.
+    "common_test_secrets_allowed": "the cluster's own test secrets",
 }
 
 

@@ -7,8 +7,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -109,8 +111,10 @@ def test_the_m3_balancer_sends_to_both_ecommerce_hosts_by_least_connections(tmp_
     assert "default-server check inter 1s rise 2 fall 2" in config
     # Longer than lms_stub waits for an order (ECOMMERCE_TIMEOUT 20 s): never a 504 it still waits for.
     assert re.search(r"timeout server 30s\n", config)
-    # The stats page is open to the Locust master, read-only, behind the vault's password.
-    assert "bind 0.0.0.0:8404" in config
+    # The stats page is open to the Locust master on the balancer's private address (never
+    # 0.0.0.0: only the public frontend is), read-only, behind the vault's password.
+    assert "bind 10.0.1.50:8404\n" in config
+    assert re.findall(r"^\s+bind 0\.0\.0\.0:(\d+)", config, flags=re.MULTILINE) == ["80"]
     assert not re.search(r"^\s+stats admin", config, flags=re.MULTILINE)
     assert "stats auth 'stats:render-test-only-stats-password'" in config
     haproxy_accepts(tmp_path)
@@ -159,3 +163,100 @@ def test_the_balancers_own_errors_are_json(tmp_path):
     assert b"Content-Type: application/json" in head
     assert f"Content-Length: {len(body)}".encode() in head
     assert body.startswith(b'{"error": "unavailable", "message": ')
+
+
+def test_the_m3_balancer_limits_bodies_and_rates_and_exempts_the_load_generators(tmp_path):
+    config = render(tmp_path, "inventories/m3-xlarge-pair")
+    # The Locust hosts and the LMS (every learner's purchase comes from it) are exempt.
+    assert "acl rate_exempt src 10.0.1.40 10.0.1.41 10.0.1.20\n" in config
+    for name, path, requests in [
+        ("auto_auth", "/auto_auth", 20),
+        ("api", "/api/", 300),
+        ("payment", "/payment/", 60),
+    ]:
+        assert f"acl rate_{name} path_beg {path}\n" in config
+        assert (
+            f"deny deny_status 429 if rate_{name} !rate_exempt {{ sc_http_req_rate(0) gt {requests} }}"
+            in config
+        )
+        assert (
+            f"backend rate_{name}\n    stick-table type ipv6 size 100k expire 10s store http_req_rate(10s)"
+            in config
+        )
+    assert "acl body_limited path_beg /payment/ /api/\n" in config
+    assert "deny deny_status 413 if body_limited { req.hdr_val(content-length) gt 65536 }" in config
+    haproxy_accepts(tmp_path)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def ask(port: int, request: bytes, source: str = "127.0.0.1") -> tuple[int, dict, bytes]:
+    """One raw request (head only, as an attacker may send it) and the balancer's answer (its
+    header names in lower case, as HAProxy writes them)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.fixture
+def balancer(tmp_path):
+    """The molecule inventory's balancer, running, on free ports, its server on a closed port."""
+    if HAPROXY is None:
+        pytest.skip("HAProxy is not installed on this machine (the haproxy role installs it)")
+    port = free_port()
+    extra = {
+        "haproxy_port": str(port),
+        "haproxy_stats_port": str(free_port()),
+        "ecommerce_port": str(free_port()),
+    }
+    render(tmp_path, "molecule/default/inventory", **extra)
+    process = subprocess.Popen(
+        [HAPROXY, "-db", "-f", str(tmp_path / "prefix/etc/haproxy.cfg")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_body_over_the_limit_is_413_in_json_before_it_is_sent(balancer):
+    for path in ("/api/v2/baskets/", "/payment/cybersource/notify/"):
+        head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\n"
+        status, headers, body = ask(balancer, (head + "Content-Length: 65537\r\n\r\n").encode())
+        assert status == 413 and headers["content-type"] == "application/json"
+        assert json.loads(body)["error"] == "body_too_large"
+        # Chunked: no length to judge it by before reading it.
+        status, _, body = ask(balancer, (head + "Transfer-Encoding: chunked\r\n\r\n").encode())
+        assert status == 411 and json.loads(body)["error"] == "length_required"
+
+
+def test_an_address_over_its_rate_gets_429_in_json_and_the_load_generators_do_not(balancer):
+    request = b"GET /auto_auth HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    # 127.0.0.1 is the Locust hosts' address in this inventory: never limited.
+    assert 429 not in {ask(balancer, request)[0] for _ in range(25)}
+    statuses = [ask(balancer, request, source="127.0.0.2")[0] for _ in range(25)]
+    assert 429 not in statuses[:20] and set(statuses[21:]) == {429}, statuses
+    status, headers, body = ask(balancer, request, source="127.0.0.2")
+    assert status == 429 and headers["retry-after"] == "10"
+    assert json.loads(body)["error"] == "rate_limited"
+    # Another path has its own budget.
+    other = b"GET /api/v2/orders/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    assert ask(balancer, other, source="127.0.0.2")[0] != 429

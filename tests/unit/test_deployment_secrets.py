@@ -14,6 +14,7 @@ import yaml
 
 from common import environment
 from settings._env import PUBLISHED_SECRET_MARKERS, is_published_secret
+from tests.support.inventories import inventory_value
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_DIR = ROOT / "ansible"
@@ -106,9 +107,37 @@ def refused(result: subprocess.CompletedProcess) -> set[str]:
     }
 
 
-def test_the_roles_accept_the_molecule_test_secrets(tmp_path):
-    result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}")
+def test_the_roles_accept_the_molecule_test_secrets_in_their_own_inventory(tmp_path):
+    result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}", "common_test_secrets_allowed=molecule-test-only")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_roles_refuse_the_test_secrets_anywhere_else(tmp_path):
+    """A copy of a test inventory towards production stops at its first play."""
+    secrets = load(MOLECULE_SECRETS)
+    for allowed in ("", "cluster-test-only"):
+        result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}", f"common_test_secrets_allowed={allowed}")
+        assert result.returncode != 0
+        refused_names = {
+            line.split("(item=")[1].split(")")[0]
+            for line in result.stdout.splitlines()
+            if line.startswith("failed:") and "holds a test secret of this repository" in line
+        }
+        assert refused_names == set(secrets), result.stdout
+
+
+@pytest.mark.parametrize("inventory", ["molecule/default/inventory", "inventories/cluster"])
+def test_each_test_inventory_allows_its_own_marker_alone(inventory):
+    allowed = inventory_value(inventory, "common_test_secrets_allowed", group="all")
+    marker = "cluster-test-only" if inventory.endswith("cluster") else "molecule-test-only"
+    assert allowed == {marker}
+
+
+@pytest.mark.parametrize(
+    "inventory", ["inventories/local", "inventories/m3-medium-pair", "inventories/m3-xlarge-pair"]
+)
+def test_the_other_inventories_allow_no_test_secret(inventory):
+    assert inventory_value(inventory, "common_test_secrets_allowed | default('')", group="all") == {""}
 
 
 def test_the_roles_refuse_the_vault_example_by_name(tmp_path):
@@ -121,7 +150,10 @@ def test_the_roles_refuse_the_vault_example_by_name(tmp_path):
 
 def test_the_roles_refuse_a_local_default(tmp_path):
     result = check_secrets(
-        tmp_path, f"@{MOLECULE_SECRETS}", "vault_edx_api_key=" + environment.default("EDX_API_KEY", env={})
+        tmp_path,
+        f"@{MOLECULE_SECRETS}",
+        "common_test_secrets_allowed=molecule-test-only",
+        "vault_edx_api_key=" + environment.default("EDX_API_KEY", env={}),
     )
     assert result.returncode != 0
     assert refused(result) == {"vault_edx_api_key", "common_edx_api_key"}
@@ -130,7 +162,12 @@ def test_the_roles_refuse_a_local_default(tmp_path):
 def test_the_roles_refuse_two_database_accounts_sharing_a_password(tmp_path):
     """A host given one account's password (a Locust host, the monitor's) must not hold another's."""
     owner = load(MOLECULE_SECRETS)["vault_mysql_owner_password"]
-    result = check_secrets(tmp_path, f"@{MOLECULE_SECRETS}", f"vault_mysql_monitor_password={owner}")
+    result = check_secrets(
+        tmp_path,
+        f"@{MOLECULE_SECRETS}",
+        "common_test_secrets_allowed=molecule-test-only",
+        f"vault_mysql_monitor_password={owner}",
+    )
     assert result.returncode != 0
     assert "two database accounts share a password" in result.stdout
 
