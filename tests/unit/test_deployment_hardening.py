@@ -138,7 +138,9 @@ def test_gunicorn_listens_on_the_private_address_and_trusts_the_balancer_alone(e
 
 def test_each_program_runs_as_its_own_user_with_umask_027(ecommerce_1):
     programs = ecommerce_1["ecommerce.supervisor.conf"]
-    assert programs.count("user=orderservice-ecommerce\n") == 2 and programs.count("umask=027\n") == 2
+    # ecommerce, its rollup and its retention job: each as ecommerce's own user.
+    assert programs.count("[program:") == 3
+    assert programs.count("user=orderservice-ecommerce\n") == 3 and programs.count("umask=027\n") == 3
     assert "user=orderservice-readings\numask=027\n" in ecommerce_1["hostreadings.supervisor.conf"]
     assert "\numask=027\n" in ecommerce_1["supervisord.conf"]
 
