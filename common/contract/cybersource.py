@@ -114,16 +114,11 @@ MAX_SIGNED_CHARS = 8192
 # Fields only the checkout form carries (the processor echoes them prefixed: req_amount, …). A
 # notification that carries one is refused: with them, a checkout form signed with the same key
 # could be re-split into a notification (a consumer_id of "x,decision=ACCEPT,…").
-CHECKOUT_ONLY_FIELDS = (
-    "access_key",
-    "profile_id",
-    "transaction_uuid",
-    "locale",
-    "transaction_type",
-    "reference_number",
-    "amount",
-    "currency",
-    "consumer_id",
+# (The signing fields, signed_field_names and the rest, both carry.)
+CHECKOUT_ONLY_FIELDS = tuple(
+    name
+    for name in CHECKOUT_FIELDS
+    if name not in ("signed_field_names", "unsigned_field_names", "signed_date_time")
 )
 CHECKOUT_ONLY_PREFIX = "merchant_defined_data"
 

@@ -134,6 +134,20 @@ def one_after_another(calls: list, every: float) -> list:
     return results
 
 
+def purchases_with_a_slow_enrollment_api(stack: Loop) -> tuple[list, list, dict, dict]:
+    """20 learners buy, one every 0.1 s, while the enrollment API answers a second late: the
+    learners, the answers (with their seconds) and the rows before and after."""
+    learners = [stack.learner() for _ in range(20)]
+    stack.faults(latency_ms=1000)
+    before = rows()
+    answers = one_after_another(
+        [lambda b=browser, i=i: stack.buy(b, 1 + i % COURSES) for i, (browser, _) in enumerate(learners)],
+        every=0.1,
+    )
+    stack.faults()
+    return learners, answers, before, rows()
+
+
 def assert_overloaded(response: requests.Response) -> None:
     assert response.status_code == 503, response.text
     assert response.headers["Content-Type"] == "application/json"
@@ -164,17 +178,7 @@ def test_a_flood_of_purchases_past_the_lms_limit_is_answered_201_or_503_and_writ
     a second and its enrollment call keeps the worker busy meanwhile: about ten purchases are
     under way at any moment, more than the limit allows."""
     with loop(lms_limit=2, ecommerce_limit=0) as stack:
-        learners = [stack.learner() for _ in range(20)]
-        stack.faults(latency_ms=1000)
-        before = rows()
-
-        answers = one_after_another(
-            [lambda b=browser, i=i: stack.buy(b, 1 + i % COURSES) for i, (browser, _) in enumerate(learners)],
-            every=0.1,
-        )
-
-        stack.faults()
-        after = rows()
+        learners, answers, before, after = purchases_with_a_slow_enrollment_api(stack)
     statuses = sorted(getattr(answer, "status_code", answer) for answer, _ in answers)
     assert set(statuses) == {201, 503}, statuses
     accepted = [(a, s) for a, s in answers if a.status_code == 201]
@@ -388,15 +392,7 @@ def test_a_queue_delay_lms_takes_every_purchase_while_its_work_only_waits_on_oth
     runs other work may keep the process from a core now and then.)"""
     settings = {"LMS_ADMISSION": "queue-delay", "LMS_QUEUE_TARGET_MS": "50", "LMS_QUEUE_INTERVAL_MS": "1000"}
     with loop(lms_limit=2, ecommerce_limit=0, **settings) as stack:
-        learners = [stack.learner() for _ in range(20)]
-        stack.faults(latency_ms=1000)
-        before = rows()
-        answers = one_after_another(
-            [lambda b=browser, i=i: stack.buy(b, 1 + i % COURSES) for i, (browser, _) in enumerate(learners)],
-            every=0.1,
-        )
-        stack.faults()
-        after = rows()
+        _, answers, before, after = purchases_with_a_slow_enrollment_api(stack)
     assert [getattr(answer, "status_code", answer) for answer, _ in answers] == [201] * 20, [
         answer.text for answer, _ in answers if getattr(answer, "status_code", 0) != 201
     ]
