@@ -17,10 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def render(role: str, prefix: str, port: int, run_dir: Path) -> str:
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
     environment.filters["bool"] = lambda value: str(value).lower() in ("1", "true", "yes", "on")
+    environment.filters["to_json"] = json.dumps  # Ansible's filter
     template = (ROOT / "ansible" / "roles" / role / "templates" / "gunicorn.conf.py.j2").read_text()
     values = {
-        "bind_host": "127.0.0.1",
-        "port": port,
+        "binds": [f"127.0.0.1:{port}"],
+        "forwarded_allow_ips": ["127.0.0.1"],
+        "run_dir": str(run_dir),
+        "log_dir": str(run_dir),
         "workers": 3,
         "worker_class": "gevent",
         "worker_connections": 100,
@@ -32,8 +35,6 @@ def render(role: str, prefix: str, port: int, run_dir: Path) -> str:
     }
     return environment.from_string(template).render(
         ansible_managed="test",
-        common_run_dir=str(run_dir),
-        common_log_dir=str(run_dir),
         **{f"{prefix}_{name}": value for name, value in values.items()},
     )
 
@@ -59,7 +60,7 @@ def test_the_deployed_configuration_loads_with_the_hosts_values(tmp_path, role, 
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
     assert loaded == {
-        "bind": f"127.0.0.1:{port}",
+        "bind": [f"127.0.0.1:{port}"],
         "workers": 3,
         "wsgi_app": f"{role}.wsgi:application",
         "pidfile": str(tmp_path / f"{role}.pid"),
