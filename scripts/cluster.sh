@@ -16,6 +16,11 @@
 #   scripts/cluster.sh test [ARGS]    `make cluster-test`: up, deploy, tests/cluster, down (always)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+# The simulated hosts' filesystems (each host's /srv, /tmp) are made as a host's root makes them,
+# with umask 022: lib.sh's 027 would leave /srv closed to the services' own users (supervisord
+# could not chdir to /srv/orderservice as orderservice-readings). What the deployment writes for
+# its services carries the roles' own modes and umask (common_umask).
+umask 022
 
 BRIDGE=osbr0
 # The hosts and the last octet of each address (shared by the issue-17 slices; the inventory's
