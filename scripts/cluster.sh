@@ -207,7 +207,10 @@ start_host() {
   rm -rf "${dir:?}/srv" "${dir:?}/tmp"
   mkdir -p "$dir/srv" "$dir/tmp"
   chmod 1777 "$dir/tmp"
+  # Every user on the host reads its /etc/hosts (the services resolve the balancer's name as
+  # their own users); an earlier run's file keeps its mode through a redirect, so set it.
   hosts_file >"$dir/hosts"
+  chmod 0644 "$dir/hosts"
   [ -s "$dir/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$dir/ssh_host_ed25519_key"
   printf '%s %s\n' "$address" "$(cut -d' ' -f1,2 "$dir/ssh_host_ed25519_key.pub")" >>"$SSH_DIR/known_hosts"
   cat >"$dir/sshd_config" <<EOF

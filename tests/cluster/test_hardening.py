@@ -17,6 +17,7 @@ SUPERVISORCTL = ("supervisorctl", "-c", f"{PREFIX}/etc/supervisord.conf")
 USERS = {
     "ecommerce": "orderservice-ecommerce",
     "ecommerce-rollup": "orderservice-ecommerce",
+    "ecommerce-retention": "orderservice-ecommerce",
     "lms_stub": "orderservice-lms",
     "locust-master": "orderservice-locust",
     "locust-worker:locust-worker-0": "orderservice-locust",
@@ -66,6 +67,13 @@ def test_each_program_runs_as_its_own_user_and_leaves_nothing_world_readable(hos
     find = "find log -mindepth 1 -perm /o=rwx; find run var -mindepth 1 -maxdepth 1 -perm /o=rwx"
     opened = on_host(host, "sh", "-c", f"cd {PREFIX} && {{ {find}; }}")
     assert opened.strip() == "", opened
+
+
+def test_the_services_users_resolve_the_balancers_name():
+    """lms_stub reaches ecommerce by the balancer's name as its own user: a host's /etc/hosts
+    that only root can read fails every purchase with a 502 (name resolution)."""
+    resolved = on_host("lms-1", "runuser", "-u", USERS["lms_stub"], "--", "getent", "hosts", "orders.example.com")
+    assert resolved.split()[0] == ADDRESSES["lb-1"], resolved
 
 
 def _status_without_redirects(url: str, headers: dict) -> int:
