@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from locustfiles.suite.core import blocks
 from locustfiles.suite.report import plots, sections
 from locustfiles.suite.verdict import findings as findings_
 
@@ -30,7 +31,7 @@ def _environment(autoescape: bool) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["md_cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    env.filters["markdown"] = blocks.markdown
     return env
 
 

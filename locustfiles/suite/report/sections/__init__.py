@@ -1,13 +1,11 @@
 """The report as data: one function per section, each reading the summary once and returning
-a section ({"id", "title", "blocks"}) or None when the run has nothing for it.
-
-A block is text ({"kind": "text", "text"}), a table ({"kind": "table", "headers", "rows",
-"notes"}, rows of cells made by ``cell``), a plot ({"kind": "image", "file", "alt"}) or links
-to files of the run folder ({"kind": "links", "links": [{"href", "text"}, ...]}). No block holds markup: the
-templates turn the same data into HTML and Markdown.
+a section ({"id", "title", "blocks"}) or None when the run has nothing for it. The blocks are
+the suite's one report model (locustfiles/suite/core/blocks.py); the templates turn them into
+HTML and Markdown.
 """
 
 from locustfiles.suite.core import refusals
+from locustfiles.suite.core.blocks import cell, fmt, image, links, section, table, tally, text
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.text import label, plural, shorten
 from locustfiles.suite.figures import scalability
@@ -24,75 +22,10 @@ THIN_NOTE = (
 REPORTED_FRAMES = 10  # top frames per table in "Where the CPU goes"
 SQL_LIMIT = 300  # characters of a statement shown in a table (cut at a word boundary)
 
-# --- cells and blocks ---------------------------------------------------------------------
-
-
-def fmt(value) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def cell(value, kind: str | None = None, mark: str | None = None) -> dict:
-    """kind: "num" (right-aligned), "text" or "code" (left-aligned, wrapped); mark: "thin"
-    (a percentile on too few samples) or "warn" (a value near a limit)."""
-    if kind is None:
-        kind = "num" if isinstance(value, int | float) and not isinstance(value, bool) else "text"
-    return {"text": fmt(value), "kind": kind, "mark": mark}
-
-
-def text(content: str) -> dict:
-    return {"kind": "text", "text": content}
-
-
-def table(headers: list[str], rows: list[list], notes: list[str] | None = None, caption: str = "") -> dict:
-    """rows: cells, or plain values made into cells; a column holding any number is a
-    numeric column (right-aligned, its empty cells too). The caption says what the table
-    holds (above it), the notes explain its marks (below it)."""
-    body = [[v if isinstance(v, dict) else cell(v) for v in row] for row in rows]
-    kinds = [
-        "num" if any(row[i]["kind"] == "num" for row in body) else (body[0][i]["kind"] if body else "text")
-        for i in range(len(headers))
-    ]
-    for row in body:
-        for i, c in enumerate(row):
-            if c["text"] == "–":
-                c["kind"] = kinds[i]
-    return {
-        "kind": "table",
-        "headers": headers,
-        "kinds": kinds,
-        "rows": body,
-        "notes": notes or [],
-        "caption": caption,
-    }
-
-
-def image(file: str, alt: str) -> dict:
-    return {"kind": "image", "file": file, "alt": alt}
-
-
-def links(*pairs: tuple[str, str]) -> dict:
-    """Links to files beside the report, (href, text) each; relative, so they work from the
-    folder on disk."""
-    return {"kind": "links", "links": [{"href": href, "text": content} for href, content in pairs]}
-
-
-def section(id_: str, title: str, *blocks) -> dict:
-    return {"id": id_, "title": title, "blocks": [b for b in blocks if b]}
-
 
 def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
     thin = set(row.get("thin") or [])
     return [cell(row.get(k), "num", "thin" if k in thin else None) for k in keys]
-
-
-def _counts(counts: dict) -> str:
-    return ", ".join(f"{status}×{n}" for status, n in sorted(counts.items())) or "–"
 
 
 def _has_thin(rows: list[dict]) -> bool:
@@ -785,7 +718,7 @@ def _payment_blocks(paid: dict | None) -> list[dict]:
         ),
         text(
             "Notifications by outcome: "
-            + (_counts(paid.get("notifications") or {}) if known else "not recorded (no watermark)")
+            + (tally(paid.get("notifications") or {}) if known else "not recorded (no watermark)")
             + (f". Replays of payments accepted before the run: {before}" if before else "")
             + (f". Examples: {listed}" if listed else "")
             + "."
@@ -998,8 +931,8 @@ def reliability(summary: dict) -> dict:
                 [
                     row["fault"],
                     row["requests"],
-                    _counts(row["orders_answered"]),
-                    _counts(row["errors_by_status"]),
+                    tally(row["orders_answered"]),
+                    tally(row["errors_by_status"]),
                     row["lost"],
                     row["duplicates"],
                     row["partial"],
@@ -1014,7 +947,7 @@ def reliability(summary: dict) -> dict:
             "request failed or an order was answered 202 (placed, enrollment to be retried); – if "
             "the step ended still disturbed. After the run `retry_fulfillment --all` said: "
             f"{retried.get('summary', '–')}; orders by status after it: "
-            f"{_counts(summary['audit'].get('orders_by_status', {}))}."
+            f"{tally(summary['audit'].get('orders_by_status', {}))}."
         ),
         table(
             ["fault", "check", "result", "detail"],
