@@ -9,10 +9,11 @@ import pytest
 
 from common import hostreadings
 from locustfiles.suite import report
-from locustfiles.suite.core import names
+from locustfiles.suite.core import blocks, names
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler
 from locustfiles.suite.report import compare, terminal
+from locustfiles.suite.report.sections import machine
 from locustfiles.suite.users import paid_journey
 from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
@@ -199,9 +200,9 @@ def test_the_report_has_a_cpu_per_purchase_table_with_its_definition(tmp_path):
     first = planted["steps"][0]
     figures = first["cpu_ms_per_purchase"]
     # No load balancer was read: no haproxy column.
-    shown = [key for key in report.sections.CPU_COLUMNS.values() if key != "haproxy"]
+    shown = [key for key in machine.CPU_COLUMNS.values() if key != "haproxy"]
     cells = [first["purchases"], *(figures[k] for k in shown)]
-    assert "| 1 user | " + " | ".join(report.sections.fmt(c) for c in cells) + " |" in part
+    assert "| 1 user | " + " | ".join(blocks.fmt(c) for c in cells) + " |" in part
     assert f"| all | {planted['cpu_accounting']['purchases']} |" in part
     assert "A purchase is one the learners completed in the step" in part
     assert "per purchase of the run's mix. This run's mix:" in part

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from locustfiles.suite import profiles, report
-from locustfiles.suite.core import names
+from locustfiles.suite.core import blocks, names
 from locustfiles.suite.core.histogram import nearest_rank
 from locustfiles.suite.figures import results, time_split
 from locustfiles.suite.record.recorder import Recorder
@@ -282,7 +282,7 @@ def test_every_endpoint_per_step_is_in_both_renderings(tmp_path):
     for row in summary["steps"]:
         for name, found in row["endpoints"].items():
             cells = [name, row["label"], found["requests"], found["failures"], found["mean"], found["p50"]]
-            assert "| " + " | ".join(report.sections.fmt(c) for c in cells) + " |" in text
+            assert "| " + " | ".join(blocks.fmt(c) for c in cells) + " |" in text
             assert (
                 f'<td class="code">{name}</td><td class="text">{row["label"]}</td>'
                 f'<td class="num">{found["requests"]}</td>' in html

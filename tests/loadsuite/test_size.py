@@ -8,7 +8,7 @@ import pytest
 from common.contract import preload_plan as plan
 from locustfiles.suite import report
 from locustfiles.suite.figures import results
-from locustfiles.suite.report import sections
+from locustfiles.suite.report.sections.endurance import database_growth
 from locustfiles.suite.run import cli
 from locustfiles.suite.tools import preload
 from tests.loadsuite import synthetic
@@ -39,7 +39,7 @@ def test_growth_is_bytes_per_order_placed_after_the_first_bucket_and_only_tables
     # 1038 x 60 x 64 = 3,985,920 orders of 1 KiB: 3,892.5 MB more.
     assert growth["projected"] == {"hours": 64, "rpm": 1038, "orders": 1038 * 60 * 64, "size_mb": 4892}
     assert all(isinstance(growth["projected"][key], int) for key in ("rpm", "orders", "size_mb"))
-    blocks = sections.database_growth(growth)
+    blocks = database_growth(growth)
     (sentence,) = [block["text"] for block in blocks if "64-hour" in block.get("text", "")]
     assert sentence == (
         "At 1,024 bytes per order, a 64-hour run at 1,038 purchases per minute (3,985,920 orders) "

@@ -1,0 +1,183 @@
+"""The requests: the order endpoint per step, the timeline, every endpoint, errors by status,
+and where the order request's time went.
+"""
+
+from locustfiles.suite.core import refusals
+from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
+from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.text import label, plural
+from locustfiles.suite.figures.time_split import TIME_SPLIT, time_split
+
+PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
+
+
+THIN_NOTE = (
+    "† the percentile rests on fewer than 5 samples above it (requests × (1 − N/100) < 5): "
+    "read it as indicative only."
+)
+
+
+def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
+    thin = set(row.get("thin") or [])
+    return [cell(row.get(k), "num", "thin" if k in thin else None) for k in keys]
+
+
+def _has_thin(rows: list[dict]) -> bool:
+    return any(row.get("thin") for row in rows)
+
+
+def steps(summary: dict) -> dict:
+    """The order endpoint, one row per step and one for the whole run, and its plot."""
+    rows = [*summary["steps"], {**summary["overall"], "label": "all"}]
+    headers = [
+        "step",
+        "users",
+        "target RPM",
+        "RPS",
+        "RPM",
+        "requests",
+        "failures",
+        "missed",
+        *PERCENTILE_KEYS,
+    ]
+
+    def line(row: dict) -> list:
+        return [
+            label(row),
+            row.get("users"),
+            row.get("target_rpm"),
+            row.get("rps"),
+            row.get("rpm"),
+            row.get("requests"),
+            row.get("failures"),
+            row.get("missed"),
+            *percentile_cells(row),
+        ]
+
+    warm = summary.get("warm_up")
+    warm_up_blocks = []
+    if warm:
+        warm_up_blocks = [
+            text(
+                f"Warm-up, before the steps: {fmt(warm['seconds'])} s at {fmt(warm.get('target_rpm'))} RPM. "
+                "The first minute after a start measures a cold stack (new workers, empty connection "
+                "pools, a buffer pool still reading its hot pages), so it is reported here and is in "
+                'no step, not in "all", the thresholds or the verdict. Its orders are audited with '
+                "the rest."
+            ),
+            table(headers, [line(warm)], [THIN_NOTE] if warm.get("thin") else []),
+        ]
+    return section(
+        "steps",
+        "Order endpoint per step (ms)",
+        text(
+            "Percentiles are exact (millisecond histograms of every request, by start time, merged "
+            "across Locust workers) for POST /api/commerce/v0/baskets/."
+        ),
+        *warm_up_blocks,
+        table(headers, [line(row) for row in rows], [THIN_NOTE] if _has_thin(rows) else []),
+        image("percentiles.png", "Order endpoint percentiles per step"),
+    )
+
+
+def timeline(summary: dict) -> dict:
+    found = summary.get("timeline")
+    if not found or not found.get("points"):
+        return section("timeline", "Over time", text("No timeline was recorded for this run."))
+    return section(
+        "timeline",
+        "Over time",
+        text(
+            f"Every {plural(found['bucket_seconds'], 'second')}: requests per second and failures of "
+            "every endpoint, p50/p95/p99 of the order endpoint (by start time), and the users running; "
+            "dotted lines mark where each step began."
+        ),
+        image("timeline.png", "Timeline of the run"),
+    )
+
+
+def endpoints(summary: dict) -> dict:
+    """Every endpoint, per step and for the whole run, with its sample counts."""
+    keys = ["p50", "p75", "p95", "p99", "p100"]
+    rows, thin = [], False
+    names = sorted(summary["overall"].get("endpoints") or {})
+    for name in names:
+        for row in [*summary["steps"], {**summary["overall"], "label": "all"}]:
+            found = (row.get("endpoints") or {}).get(name)
+            if not found:
+                continue
+            thin = thin or bool(found.get("thin"))
+            rows.append(
+                [
+                    cell(name, "code"),
+                    label(row),
+                    found["requests"],
+                    found["failures"],
+                    found.get("mean"),
+                    *percentile_cells(found, keys),
+                ]
+            )
+    if not rows:
+        return section("endpoints", "Every endpoint", text("No request was recorded."))
+    return section(
+        "endpoints",
+        "Every endpoint per step (ms)",
+        table(
+            ["endpoint", "step", "requests", "failures", "mean", *keys[:-1], "max"],
+            rows,
+            [THIN_NOTE] if thin else [],
+        ),
+    )
+
+
+def _error_rows(name: str, row: dict) -> list[list]:
+    """An endpoint's failures by status; a status's JSON refusals (503 or 429) on rows of their
+    own, named by their error code: "503 shed (overloaded)", "503 refused (pool_exhausted)"."""
+    rows = []
+    found = row.get("refusals") or {}
+    for status, count in row["statuses"].items():
+        if status.startswith("2"):
+            continue
+        mine = {refusal: n for refusal, n in found.items() if refusal.split(" ", 1)[0] == status}
+        rows += [[cell(name, "code"), refusals.label(refusal), n] for refusal, n in sorted(mine.items())]
+        if count > sum(mine.values()):
+            rows.append([cell(name, "code"), status, count - sum(mine.values())])
+    return rows
+
+
+def errors(summary: dict) -> dict:
+    status_rows = [
+        line
+        for name, row in (summary["overall"].get("endpoints") or {}).items()
+        for line in _error_rows(name, row)
+    ]
+    examples = summary.get("error_examples") or {}
+    example_rows = [[kind, cell(text_, "code")] for kind, texts in examples.items() for text_ in texts]
+    return section(
+        "errors",
+        "Errors by status (whole run)",
+        table(["endpoint", "status", "count"], status_rows) if status_rows else text("No request failed."),
+        table(
+            ["endpoint and status", "answer"],
+            example_rows,
+            caption="What failing requests were answered (the first few of each kind):",
+        )
+        if example_rows
+        else None,
+    )
+
+
+def time_split_section(summary: dict) -> dict | None:
+    splits = [(row, time_split(row)) for row in summary["steps"]]
+    if not any(split for _, split in splits):
+        return None
+    parts = [*TIME_SPLIT, "network and queues"]
+    return section(
+        "time-split",
+        "Where the order request's time went (mean ms per step, from the services' Server-Timing)",
+        table(
+            ["step", "mean", *parts],
+            [[label(row), row.get("mean"), *[(split or {}).get(p) for p in parts]] for row, split in splits],
+        ),
+        image("time_split.png", "Time split per step"),
+    )
