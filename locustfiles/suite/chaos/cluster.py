@@ -29,6 +29,7 @@ from pathlib import Path
 
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.faults import Fault
+from locustfiles.suite.core import blocks
 from locustfiles.suite.record.balancer import BalancerStats, Unreadable
 
 # How often the balancer's stats are read: the resolution of the reroute times.
@@ -394,18 +395,15 @@ COLUMNS = (
 
 
 def markdown(rows: list[dict], notes: list[str] = ()) -> str:
-    """The table as markdown, with ``notes`` under it."""
+    """The table as Markdown, a table block of the report model (core/blocks.py), with
+    ``notes`` listed under it."""
 
-    def cell(value) -> str:
-        if value is None:
-            return "–"
+    def shown(value):
         if isinstance(value, dict):
-            return ", ".join(f"{k}×{v}" for k, v in value.items()) or "none"
-        return str(value)
+            return blocks.tally(value, "none")
+        return value if value is None or isinstance(value, str) else blocks.cell(str(value), "num")
 
-    lines = [
-        "| " + " | ".join(title for _, title in COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
-    ]
-    lines += ["| " + " | ".join(cell(row.get(key)) for key, _ in COLUMNS) + " |" for row in rows]
-    return "\n".join(lines + [""] + [f"* {note}" for note in notes]) + "\n"
+    found = blocks.table(
+        [title for _, title in COLUMNS], [[shown(row.get(key)) for key, _ in COLUMNS] for row in rows]
+    )
+    return blocks.markdown_document("", [found, blocks.bullets(notes) if notes else None])

@@ -28,6 +28,7 @@ from itertools import product
 
 import numpy as np
 
+from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.names import SUCCESS_FOR_AUDIT
 
 MIN_POINTS = 3  # three parameters
@@ -201,18 +202,15 @@ def point(row: dict) -> dict | None:
 def words(found: dict) -> str:
     """The prediction beside the measured capacity, in one line (the report's, the terminal's)."""
 
-    def num(value) -> str:
-        return "–" if value is None else f"{value:g}"
-
     measured = found.get("measured_capacity_rpm")
-    beside = f"; measured capacity {num(measured)} RPM" if measured is not None else "; no step held"
+    beside = f"; measured capacity {fmt(measured)} RPM" if measured is not None else "; no step held"
     if not found.get("fitted"):
         return f"USL not fitted ({found.get('not_fitted')}){beside}"
-    params = f"λ {num(found['lambda_rpm'])} RPM, σ {num(found['sigma'])}, κ {num(found['kappa'])}"
+    params = f"λ {fmt(found['lambda_rpm'])} RPM, σ {fmt(found['sigma'])}, κ {fmt(found['kappa'])}"
     if found.get("peak_rpm") is None:
         return f"USL ({params}): no peak predicted within the model{beside}"
     return (
-        f"USL ({params}): predicted peak {num(found['peak_rpm'])} RPM at N* = {num(found['n_star'])} "
+        f"USL ({params}): predicted peak {fmt(found['peak_rpm'])} RPM at N* = {fmt(found['n_star'])} "
         f"purchases in flight{beside}"
     )
 

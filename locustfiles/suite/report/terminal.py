@@ -1,8 +1,10 @@
 """What a headless run prints when it ends: the verdict with each broken threshold (for a
 capacity run, the Universal Scalability Law's predicted peak beside the measured capacity), the
 per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
-(run.py prints the folder's path after them)."""
+(run.py prints the folder's path after them). The table is a block of the report model
+(core/blocks.py), rendered as plain text."""
 
+from locustfiles.suite.core.blocks import DASH, cell, fmt, plain, table
 from locustfiles.suite.figures import scalability
 
 COLUMNS = (  # header, key, width
@@ -18,26 +20,18 @@ COLUMNS = (  # header, key, width
 )
 
 
-def _cell(row: dict, key: str) -> str:
-    value = row.get(key)
-    if value is None:
-        return "–"
-    text = f"{value:g}" if isinstance(value, float) else str(value)
-    if key in row.get("thin", ()):
-        text += "*"  # too few samples for this percentile
-    return text
+def step_table(rows: list[dict], overall: dict | None = None) -> dict:
+    """The steps (and the whole run) as a table block of the report model, marked where a
+    percentile rests on too few samples."""
 
+    def line(row: dict) -> list[dict]:
+        thin = row.get("thin") or ()
+        return [
+            cell(row.get(key), None if key == "label" else "num", "thin" if key in thin else None)
+            for _, key, _ in COLUMNS
+        ]
 
-def table(rows: list[dict], overall: dict | None = None) -> list[str]:
-    every = [*rows, *([overall] if overall else [])]
-    widths = [max(width, *(len(_cell(r, key)) for r in every)) for _, key, width in COLUMNS]
-
-    def line(cells: list[str]) -> str:
-        padded = [c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
-        return "  ".join(padded)
-
-    keys = [key for _, key, _ in COLUMNS]
-    return [line([h for h, _, _ in COLUMNS]), *(line([_cell(r, key) for key in keys]) for r in every)]
+    return table([h for h, _, _ in COLUMNS], [line(r) for r in [*rows, *([overall] if overall else [])]])
 
 
 def audit_line(audit: dict) -> str:
@@ -91,10 +85,10 @@ def cpu_line(summary: dict) -> str | None:
     if not figures:
         return None
     if figures.get("services") is None:
-        return "CPU per purchase: – (no purchase completed in the steps)"
+        return f"CPU per purchase: {DASH} (no purchase completed in the steps)"
 
     def ms(key: str) -> str:
-        return "–" if figures.get(key) is None else f"{figures[key]:g}"
+        return fmt(figures.get(key))
 
     mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
     over = f" ({mix.get('free', 0)} free + {mix.get('paid', 0)} paid purchases)" if mix else ""
@@ -127,11 +121,12 @@ def lines(summary: dict) -> list[str]:
     if warm:
         out.append(
             f"warm-up (not judged, not in the table): {warm['seconds']:g} s at "
-            f"{_cell(warm, 'target_rpm')} RPM, {warm.get('requests')} requests, {warm.get('failures')} "
-            f"failed, {warm.get('missed')} missed, p95 {_cell(warm, 'p95')} ms"
+            f"{fmt(warm.get('target_rpm'))} RPM, {warm.get('requests')} requests, {warm.get('failures')} "
+            f"failed, {warm.get('missed')} missed, p95 {fmt(warm.get('p95'))} ms"
         )
     out.append("")
-    out += table(summary["steps"], {**summary["overall"], "label": "all"})
+    widths = [width for _, _, width in COLUMNS]
+    out += plain(step_table(summary["steps"], {**summary["overall"], "label": "all"}), widths)
     if any(row.get("thin") for row in summary["steps"]):
         out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
     out.append("")

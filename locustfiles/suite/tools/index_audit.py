@@ -26,12 +26,15 @@ from common.contract import courses, paths, tokens
 from common.contract import preload_plan as plan
 from common.environment import get
 from locustfiles.suite.chaos.stack import Stack
+from locustfiles.suite.core import blocks
+from locustfiles.suite.core.text import shorten
 from locustfiles.suite.record.sampler import ServerSampler, digest_report, is_background
 from locustfiles.suite.stack import commands
 from locustfiles.suite.tools.preload import status
 from locustfiles.suite.verdict import facts
 
 REPEAT = 3
+STATEMENT_LIMIT = 140  # characters of a statement in the table (cut at a word boundary)
 
 
 @dataclass
@@ -261,23 +264,26 @@ def run(audit: Audit, databases: tuple[str, ...], paths=PATHS, repeat: int = REP
 
 
 def markdown(rows: list[dict], preloaded: int) -> str:
-    lines = [
-        f"# Index audit: {preloaded:,} preloaded purchases",
-        "",
-        f"A statement scans when it reads more than {scan_limit(preloaded):,} rows per call.",
-        "",
-        "| path | database | statement | calls | rows read per call | mean ms | no index used | scans |",
-        "|---|---|---|---:|---:|---:|---:|---|",
-    ]
-    for row in rows:
-        statement = " ".join(row["statement"].split())
-        statement = statement if len(statement) <= 140 else statement[:137] + "..."
-        lines.append(
-            f"| {row['path']} | {row['schema']} | `{statement.replace('|', '/')}` | {row['calls']} | "
-            f"{row['rows_per_call']:,} | {row['mean_ms']} | {row['no_index']} | "
-            f"{'**scans**' if row['scans'] else 'no'} |"
-        )
-    return "\n".join(lines) + "\n"
+    """The audit as a table block of the report model (core/blocks.py), in Markdown; a
+    statement that scans says so in bold, which tests/integration/test_at_size.py looks for."""
+    found = blocks.table(
+        ["path", "database", "statement", "calls", "rows read per call", "mean ms", "no index used", "scans"],
+        [
+            [
+                row["path"],
+                row["schema"],
+                blocks.cell(f"`` {shorten(row['statement'], STATEMENT_LIMIT)} ``", "code"),
+                row["calls"],
+                blocks.cell(f"{row['rows_per_call']:,}", "num"),
+                row["mean_ms"],
+                row["no_index"],
+                "**scans**" if row["scans"] else "no",
+            ]
+            for row in rows
+        ],
+    )
+    intro = blocks.text(f"A statement scans when it reads more than {scan_limit(preloaded):,} rows per call.")
+    return blocks.markdown_document(f"Index audit: {preloaded:,} preloaded purchases", [intro, found])
 
 
 def stack_secret(name: str) -> str:
