@@ -6,23 +6,27 @@ NOISE_PCT percent (default 10) and at least NOISE_MS milliseconds (default 5). T
 the same configuration on this machine differed by up to about 8 % (docs/decisions.md), so
 smaller differences say nothing. When both runs measured it, each process group's CPU ms per
 purchase over the run follows, A to B (significant at NOISE_PCT percent). The comparison goes
-to var/runs/<timestamp>-compare/ and its path is the last line printed.
+to var/runs/<timestamp>-compare/ (compare.json, compare.md, and compare.html: the same sections
+of the report model with plots of their own, inline) and its path is the last line printed.
 """
 
+import base64
 import datetime
-import html
 import json
 import os
 import sys
 from pathlib import Path
 
 from common.environment import get
+from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_document, section, table, text
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
+from locustfiles.suite.report import HTML, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = [f"p{p}" for p in PERCENTILES]
+TITLE = "Run comparison"
 
 
 def load(run: str | Path) -> dict:
@@ -72,63 +76,112 @@ def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | N
     return {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
 
 
-def _cpu_cell(d: dict) -> str:
+def _pct(d: dict) -> str:
+    return DASH if d.get("pct") is None else f"{fmt(d['pct'], '+g')} %"  # no % of a step with 0
+
+
+def _change(d: dict) -> dict:
+    """A percentile's cell: A → B (B − A in ms, in %), marked beyond the noise floor."""
     if d.get("ms") is None:
-        return "–" if d.get("a") is None and d.get("b") is None else f"{_g(d.get('a'))} → {_g(d.get('b'))}"
-    pct = f", {d['pct']:+g} %" if d["pct"] is not None else ""
-    return f"{d['a']:g} → {d['b']:g} ({d['ms']:+g} ms{pct}){' **!**' if d['significant'] else ''}"
+        return cell(None, "text")
+    shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms, {_pct(d)})"
+    return cell(shown, "text", "significant" if d["significant"] else None)
 
 
-def _g(value) -> str:
-    return "–" if value is None else f"{value:g}"
+def _rps(d: dict) -> dict:
+    return cell(None if d.get("ms") is None else f"{fmt(d['a'])} → {fmt(d['b'])} ({_pct(d)})", "text")
 
 
-def _cell(d: dict) -> str:
+def _cpu(d: dict) -> dict:
+    """A group's CPU per purchase, A → B (B − A in ms, in %); only A → B when one side is missing."""
     if d.get("ms") is None:
-        return "–"
-    mark = " **!**" if d["significant"] else ""
-    pct = f"{d['pct']:+g} %" if d["pct"] is not None else "–"
-    return f"{d['a']:g} → {d['b']:g} ({d['ms']:+g} ms, {pct}){mark}"
+        missing = d.get("a") is None and d.get("b") is None
+        return cell(None if missing else f"{fmt(d.get('a'))} → {fmt(d.get('b'))}", "text")
+    pct = "" if d["pct"] is None else f", {fmt(d['pct'], '+g')} %"
+    shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms{pct})"
+    return cell(shown, "text", "significant" if d["significant"] else None)
+
+
+def _runs(result: dict, a_path: str, b_path: str) -> dict:
+    differing = {k: v for k, v in result["b"]["config"].items() if result["a"]["config"].get(k) != v}
+    floor = result["noise_floor"]
+    return section(
+        "runs",
+        "The runs",
+        text(f"A: {a_path} ({result['a']['profile']}, {result['a']['started']})"),
+        text(f"B: {b_path} ({result['b']['profile']}, {result['b']['started']})"),
+        text(
+            "Configuration that differs: "
+            + (
+                ", ".join(f"{k}: {result['a']['config'].get(k)} → {v}" for k, v in differing.items())
+                or "none"
+            )
+            + "."
+        ),
+        text(
+            f"Each cell: A → B (B − A in ms, in %); ! marks a difference beyond the noise floor "
+            f"(≥ {floor['pct']:g} % and ≥ {floor['ms']:g} ms); {result['significant']} cells are."
+        ),
+    )
+
+
+def _cpu_section(result: dict) -> dict:
+    found = result.get("cpu_ms_per_purchase")
+    title = "CPU per purchase over the run (ms of CPU)"
+    if not found:
+        return section("cpu", title, text("CPU per purchase: not compared (not measured in both runs)."))
+    caption = (
+        f"CPU ms per purchase, the whole run (each cell: A → B; ! at ≥ {result['noise_floor']['pct']:g} %):"
+    )
+    return section(
+        "cpu",
+        title,
+        table(list(CPU_KEYS), [[_cpu(found[key]) for key in CPU_KEYS]], caption=caption),
+        image("cpu.png", "CPU ms per purchase of each process group, A beside B"),
+    )
+
+
+def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
+    """The comparison as the report model's sections (core/blocks.py), in reading order."""
+    every = [*result["steps"], result["overall"]]
+    return [
+        _runs(result, a_path, b_path),
+        section(
+            "percentiles",
+            "Order endpoint per step, A against B (ms)",
+            image("percentiles.png", "p50, p95 and p99 per step, A beside B"),
+            table(
+                ["step", "RPS", *KEYS],
+                [[row["step"], _rps(row["rps"]), *[_change(row[k]) for k in KEYS]] for row in every],
+            ),
+        ),
+        section(
+            "changes",
+            "B against A per step, and the noise floor",
+            image("changes.png", "B − A in % per step, beyond or within the noise floor"),
+        ),
+        _cpu_section(result),
+    ]
 
 
 def markdown(result: dict, a_path: str, b_path: str) -> str:
-    differing = {k: v for k, v in result["b"]["config"].items() if result["a"]["config"].get(k) != v}
-    lines = [
-        "# Run comparison",
-        "",
-        f"A: `{a_path}` ({result['a']['profile']}, {result['a']['started']})",
-        f"B: `{b_path}` ({result['b']['profile']}, {result['b']['started']})",
-        "",
-        "Configuration that differs: "
-        + (", ".join(f"{k}: {result['a']['config'].get(k)} → {v}" for k, v in differing.items()) or "none")
-        + ".",
-        "",
-        f"Each cell: A → B (B − A in ms, in %). **!** marks a difference beyond the noise floor "
-        f"(≥ {result['noise_floor']['pct']:g} % and ≥ {result['noise_floor']['ms']:g} ms); "
-        f"{result['significant']} cells are.",
-        "",
-        "| step | RPS | " + " | ".join(KEYS) + " |",
-        "|" + "|".join(" --- " for _ in range(len(KEYS) + 2)) + "|",
-    ]
-    for row in [*result["steps"], result["overall"]]:
-        rps = row["rps"]
-        pct = "–" if rps.get("pct") is None else f"{rps['pct']:+g} %"  # no % of a step with 0 RPS
-        rps_cell = "–" if rps.get("ms") is None else f"{rps['a']:g} → {rps['b']:g} ({pct})"
-        lines.append(f"| {row['step']} | {rps_cell} | " + " | ".join(_cell(row[k]) for k in KEYS) + " |")
-    cpu = result.get("cpu_ms_per_purchase")
-    if cpu:
-        lines += [
-            "",
-            "CPU ms per purchase, the whole run (each cell: A → B; **!** at ≥ "
-            f"{result['noise_floor']['pct']:g} %):",
-            "",
-            "| " + " | ".join(CPU_KEYS) + " |",
-            "|" + "|".join(" --- " for _ in CPU_KEYS) + "|",
-            "| " + " | ".join(_cpu_cell(cpu[key]) for key in CPU_KEYS) + " |",
-        ]
-    else:
-        lines += ["", "CPU per purchase: not compared (not measured in both runs)."]
-    return "\n".join(lines) + "\n"
+    """compare.md: every block but the plots (which compare.html carries), under one title."""
+    parts = [b for part in sections(result, a_path, b_path) for b in part["blocks"] if b["kind"] != "image"]
+    return markdown_document(TITLE, parts)
+
+
+def html(result: dict, a_path: str, b_path: str) -> str:
+    """compare.html: the same sections with their plots inline; a plot without data is left out."""
+    drawn = versus.draw(result)
+    shown = []
+    for part in sections(result, a_path, b_path):
+        part["blocks"] = [b for b in part["blocks"] if b["kind"] != "image" or b["file"] in drawn]
+        shown.append(part)
+
+    def inline(file: str) -> str:
+        return "data:image/png;base64," + base64.b64encode(drawn[file]).decode()
+
+    return HTML.get_template("compare.html.j2").render(title=TITLE, sections=shown, inline=inline)
 
 
 def main(argv: list[str]) -> int:
@@ -149,10 +202,7 @@ def main(argv: list[str]) -> int:
     text = markdown(result, argv[0], argv[1])
     (folder / "compare.json").write_text(json.dumps(result, indent=2))
     (folder / "compare.md").write_text(text)
-    body = html.escape(text).replace("**!**", "<b>!</b>")
-    (folder / "compare.html").write_text(
-        f"<!doctype html><meta charset='utf-8'><title>comparison</title><pre>{body}</pre>"
-    )
+    (folder / "compare.html").write_text(html(result, argv[0], argv[1]))
     print(text)
     print(folder)
     return 0

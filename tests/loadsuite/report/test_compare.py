@@ -1,0 +1,106 @@
+"""make compare's HTML: the report model's sections with their own plots inline, read back with
+the standard library's HTML parser (sections, headings, table cells and their classes, images)."""
+
+import base64
+from html.parser import HTMLParser
+
+from locustfiles.suite.report import compare, versus
+from tests.loadsuite import synthetic
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+class Page(HTMLParser):
+    """Each section's heading, tables (rows of (text, class) cells) and images, by section id."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.sections, self.tags, self.current, self.cell = {}, [], None, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if tag == "section":
+            self.current = self.sections.setdefault(attrs["id"], {"title": "", "tables": [], "images": []})
+        elif tag == "table":
+            self.current["tables"].append([])
+        elif tag == "tr":
+            self.current["tables"][-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = ["", attrs.get("class", "")]
+        elif tag == "img":
+            self.current["images"].append((attrs["alt"], attrs["src"]))
+
+    def handle_endtag(self, tag):
+        while tag in self.tags and self.tags.pop() != tag:  # void elements (img, meta) never close
+            pass
+        if tag in ("td", "th"):
+            self.current["tables"][-1][-1].append((self.cell[0].strip(), self.cell[1]))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[0] += data
+        elif self.tags and self.tags[-1] == "h2" and self.current is not None:
+            self.current["title"] += data
+
+
+def runs(b_slower_after=20):
+    p, recorder, _, log = synthetic.recorded(seed=3)
+    a = synthetic.summary_for(p, recorder, log=log, machine_cpu=150.0)
+    p, recorder, _, log = synthetic.recorded(seed=3, slow_after=b_slower_after)
+    b = synthetic.summary_for(p, recorder, log=log, machine_cpu=150.0)
+    return a, b
+
+
+def test_compare_html_is_a_report_of_sections_with_its_plots_inline_and_no_pre():
+    result = compare.compare(*runs())
+    html = compare.html(result, "runs/<a>", "runs/b")
+    page = Page(html)
+    assert "<pre>" not in html and "runs/&lt;a&gt;" in html
+    assert list(page.sections) == ["runs", "percentiles", "changes", "cpu"]
+    assert page.sections["percentiles"]["title"] == "Order endpoint per step, A against B (ms)"
+    images = [alt for part in page.sections.values() for alt, _ in part["images"]]
+    assert images == [
+        "p50, p95 and p99 per step, A beside B",
+        "B − A in % per step, beyond or within the noise floor",
+        "CPU ms per purchase of each process group, A beside B",
+    ]
+    for part in page.sections.values():
+        for _, src in part["images"]:
+            assert src.startswith("data:image/png;base64,")
+            assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG)
+
+
+def test_compare_html_marks_exactly_the_cells_beyond_the_noise_floor():
+    result = compare.compare(*runs())
+    (table,) = Page(compare.html(result, "a", "b")).sections["percentiles"]["tables"]
+    header, *rows = table
+    assert [text for text, _ in header] == ["step", "RPS", *compare.KEYS]
+    assert [row[0][0] for row in rows] == ["1 user", "2 users", "3 users", "all"]
+    for row, found in zip(rows, [*result["steps"], result["overall"]], strict=True):
+        for (text, kind), key in zip(row[2:], compare.KEYS, strict=True):
+            assert ("significant" in kind.split()) == found[key]["significant"], (row[0], key)
+            assert text.endswith("!") == found[key]["significant"]
+    assert any("significant" in kind for _, kind in rows[2][2:])  # the last step is five times slower
+    assert not any("significant" in kind for row in rows[:2] for _, kind in row)
+
+
+def test_compare_html_without_cpu_in_both_runs_says_so_and_draws_no_cpu_plot():
+    a, b = runs()
+    del b["cpu_ms_per_purchase"]
+    page = Page(compare.html(compare.compare(a, b), "a", "b"))
+    assert page.sections["cpu"]["tables"] == [] and page.sections["cpu"]["images"] == []
+    assert "CPU per purchase: not compared (not measured in both runs)." in compare.html(
+        compare.compare(a, b), "a", "b"
+    )
+
+
+def test_the_plots_are_drawn_only_from_what_was_compared():
+    result = compare.compare(*runs())
+    drawn = versus.draw(result)
+    assert set(drawn) == {"percentiles.png", "changes.png", "cpu.png"}
+    assert all(png.startswith(PNG) for png in drawn.values())
+    result["steps"], result["cpu_ms_per_purchase"] = [], None
+    assert versus.draw(result) == {}
