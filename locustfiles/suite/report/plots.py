@@ -86,6 +86,25 @@ def percentiles(summary: dict, path: Path) -> bool:
     return True
 
 
+def _rate(ax, points: list[dict], width: float) -> None:
+    """The timeline's top panel: requests per second, and failures per second as bars."""
+    t = [p["t"] for p in points]
+    ax.plot(t, [p.get("rps") for p in points], color="tab:green", marker=".", label="requests/s")
+    failed = [p.get("failures") or 0 for p in points]
+    if any(failed):
+        ax.bar(
+            t,
+            [f / width for f in failed],
+            width=width,
+            color="tab:red",
+            alpha=0.6,
+            label="failures/s",
+            align="edge",
+        )
+    ax.set_ylabel("per second")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
+
+
 def timeline(summary: dict, path: Path) -> bool:
     found = summary.get("timeline") or {}
     points = found.get("points") or []
@@ -101,21 +120,7 @@ def timeline(summary: dict, path: Path) -> bool:
         gridspec_kw={"height_ratios": [2, 3, 1.3][: 3 if with_users else 2]},
     )
     rate, latency = axes[0], axes[1]
-    rate.plot(t, [p.get("rps") for p in points], color="tab:green", marker=".", label="requests/s")
-    failed = [p.get("failures") or 0 for p in points]
-    if any(failed):
-        width = found.get("bucket_seconds", 1)
-        rate.bar(
-            t,
-            [f / width for f in failed],
-            width=width,
-            color="tab:red",
-            alpha=0.6,
-            label="failures/s",
-            align="edge",
-        )
-    rate.set_ylabel("per second")
-    rate.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
+    _rate(rate, points, found.get("bucket_seconds", 1))
     for key, style in SERIES.items():
         latency.plot(t, [p.get(key) for p in points], label=key, markersize=3, **style)
     latency.set_ylabel("ms")
