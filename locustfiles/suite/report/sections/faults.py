@@ -1,6 +1,6 @@
 """The chaos profile's reliability table: one row per fault, then each fault's checks."""
 
-from locustfiles.suite.core.blocks import cell, section, table, tally, text
+from locustfiles.suite.core.blocks import cell, fmt, section, table, tally, text
 from locustfiles.suite.core.text import shorten
 
 
@@ -42,7 +42,7 @@ def reliability(summary: dict) -> dict:
             "Time to recover: from the end of the fault to the end of the last second in which a "
             "request failed or an order was answered 202 (placed, enrollment to be retried); – if "
             "the step ended still disturbed. After the run `retry_fulfillment --all` said: "
-            f"{retried.get('summary', '–')}; orders by status after it: "
+            f"{fmt(retried.get('summary'))}; orders by status after it: "
             f"{tally(summary['audit'].get('orders_by_status', {}))}."
         ),
         table(

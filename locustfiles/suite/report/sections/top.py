@@ -2,7 +2,7 @@
 the test setup (what ran, on what, from which commit).
 """
 
-from locustfiles.suite.core.blocks import cell, fmt, section, table, text
+from locustfiles.suite.core.blocks import DASH, cell, fmt, section, table, text
 from locustfiles.suite.core.text import plural
 
 
@@ -122,4 +122,4 @@ def _changed_during_run(at_end: dict | None) -> list[list]:
 def _weights(weights: dict) -> str:
     """free purchases : paid ones : reads (a run from before the paid journey has no "pay")."""
     parts = [("buy", "buy"), ("pay", "pay"), ("read", "read")]
-    return " : ".join(f"{label} {fmt(weights[key])}" for key, label in parts if key in weights) or "–"
+    return " : ".join(f"{label} {fmt(weights[key])}" for key, label in parts if key in weights) or DASH
