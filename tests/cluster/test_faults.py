@@ -32,6 +32,7 @@ import yaml
 
 from common.environment import get
 from locustfiles.suite.chaos import cluster as faults
+from locustfiles.suite.chaos import fault_table
 from locustfiles.suite.record.balancer import BalancerStats
 from locustfiles.suite.verdict import audit
 from tests.cluster.conftest import CLUSTER_SH, LMS_PORT, PREFIX, ROOT, cluster, hosts, on_host
@@ -263,8 +264,8 @@ def played():
     purchases = [r for r in requests if r.name == BASKET]
     with db_1_environment():
         totals = audit.audit(load.local_dir, marks, sum(1 for r in purchases if r.ok))
-        per_window = audit.by_step(load.local_dir, marks, faults.window_of(run))
-    rows = faults.table(run, requests, watch.samples, per_window)
+        per_window = audit.by_step(load.local_dir, marks, fault_table.window_of(run))
+    rows = fault_table.table(run, requests, watch.samples, per_window)
     retry_summary = retried.strip().splitlines()[-1] if retried.strip() else ""
     audited = ("successes", "orders", "enrollments", "lost", "duplicates", "partial", "unanswered")
     notes = [
@@ -289,7 +290,7 @@ def played():
     }
     (OUT / "fault-table.json").write_text(json.dumps(result, indent=2, default=str))
     (OUT / "balancer-readings.json").write_text(json.dumps(watch.samples))
-    (OUT / "fault-table.md").write_text("# Faults across hosts\n\n" + faults.markdown(rows, notes))
+    (OUT / "fault-table.md").write_text("# Faults across hosts\n\n" + fault_table.markdown(rows, notes))
     for path in load.local_dir.glob("requests-*.csv"):
         (OUT / path.name).write_text(path.read_text())
     return result

@@ -1,8 +1,8 @@
-"""The fault table of the faults across hosts (locustfiles/suite/chaos/cluster.py), computed
+"""The fault table of the faults across hosts (locustfiles/suite/chaos/fault_table.py), computed
 from made-up balancer readings and request logs: no cluster needed (tests/cluster/test_faults.py
 plays the faults on one)."""
 
-from locustfiles.suite.chaos import cluster
+from locustfiles.suite.chaos import cluster, fault_table
 from locustfiles.suite.chaos.event import Event
 
 
@@ -26,7 +26,7 @@ SAMPLES = [
 
 
 def test_reroute_times_from_the_balancers_readings():
-    assert cluster.reroute(SAMPLES, "ecommerce-2", 100.0, 110.0) == {
+    assert fault_table.reroute(SAMPLES, "ecommerce-2", 100.0, 110.0) == {
         "down_after_s": 3.0,
         "last_routed_after_s": 1.0,
         "up_again_after_s": 3.0,
@@ -36,7 +36,7 @@ def test_reroute_times_from_the_balancers_readings():
 
 def test_a_host_never_seen_down_has_no_reroute_time():
     samples = [(100.0 + i, servers(("UP", i))) for i in range(5)]
-    times = cluster.reroute(samples, "ecommerce-2", 100.5, 103.0)
+    times = fault_table.reroute(samples, "ecommerce-2", 100.5, 103.0)
     assert times["down_after_s"] is None and times["up_again_after_s"] is None
 
 
@@ -47,7 +47,7 @@ def test_failures_are_told_apart_by_when_their_request_was_under_way():
         cluster.Request(101.0, 10, "b", False, 502, False),  # started after it, not JSON
         cluster.Request(130.0, 10, "b", False, 503, True),  # another window
     ]
-    counts = cluster.request_counts(requests, 96.0, 120.0, 100.0)
+    counts = fault_table.request_counts(requests, 96.0, 120.0, 100.0)
     assert counts == {
         "requests": 2,
         "failures": 2,
@@ -65,12 +65,12 @@ def played() -> cluster.Played:
 
 
 def test_each_fault_has_its_window_up_to_the_next_one():
-    assert cluster.windows(played()) == [
+    assert fault_table.windows(played()) == [
         ("before the faults", 90.0, 100.0),
         ("services_stopped", 100.0, 130.0),
         ("rolling_deploy", 130.0, 200.0),
     ]
-    step_of = cluster.window_of(played())
+    step_of = fault_table.window_of(played())
     assert [step_of(s) for s in (89, 90, 99, 100, 150, 199, 200)] == [None, 0, 0, 1, 2, 2, None]
 
 
@@ -81,23 +81,12 @@ def test_the_table_has_a_row_per_window_with_its_reroute_or_its_states():
         (150.0, servers(("DRAIN", 21), ("UP", 9))),
     ]
     requests = [cluster.Request(95.0 + i, 30, "b", True, 201, True) for i in range(100)]
-    rows = cluster.table(played(), requests, SAMPLES + deploying, {2: {"lost": 0, "duplicates": 1}})
+    rows = fault_table.table(played(), requests, SAMPLES + deploying, {2: {"lost": 0, "duplicates": 1}})
     assert [row["window"] for row in rows] == ["before the faults", "services_stopped", "rolling_deploy"]
     assert [row["requests"] for row in rows] == [5, 30, 65]
     assert rows[1]["down_after_s"] == 3.0 and rows[1]["fault_seconds"] == 10.0
     assert rows[2]["states_seen"] == {"ecommerce-1": ["DRAIN", "DOWN", "UP"], "ecommerce-2": ["UP", "DRAIN"]}
     assert rows[2]["readings_with_no_server_up"] == 0 and rows[2]["duplicates"] == 1
-    table = cluster.markdown(rows, ["a note"])
+    table = fault_table.markdown(rows, ["a note"])
     assert table.splitlines()[2].startswith("| before the faults | 10.0 | 5 | none |")
     assert table.endswith("* a note\n")
-
-
-def test_request_logs_are_read_in_start_order_and_cut_lines_skipped(tmp_path):
-    (tmp_path / "requests-1.csv").write_text("12.5,30.000,/b,1,201,1\n11.0,5.000,/a,0,502,0\n13.0,1.0\n")
-    (tmp_path / "requests-2.csv").write_text("11.5,7.000,/a,0,0,0\n")
-    found = cluster.read_requests(sorted(tmp_path.glob("*.csv")))
-    assert [(r.start, r.ok, r.status, r.json) for r in found] == [
-        (11.0, False, 502, False),
-        (11.5, False, 0, False),
-        (12.5, True, 201, True),
-    ]
