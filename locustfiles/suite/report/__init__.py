@@ -3,8 +3,10 @@
 The report opens the way a professional load report does: the verdict, then findings in plain
 sentences, then what ran on what (provenance), then the tables (one row per step like the 2015
 tables, every endpoint, errors by status, resources, the load generator, the database, the
-SQL, the audit, the thresholds). It is data collected once (``sections.build``) and rendered
-by two Jinja2 templates, so the HTML and the Markdown never disagree.
+SQL, the audit, the thresholds). It is data collected once (``sections.build``: blocks of the
+report model, core/blocks.py) and rendered by two Jinja2 templates, the HTML one through the
+block macro it shares with compare.html and the Markdown one through the blocks' own Markdown,
+so the HTML and the Markdown never disagree.
 """
 
 import base64
