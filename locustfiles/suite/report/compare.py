@@ -77,7 +77,7 @@ def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | N
 
 
 def _pct(d: dict) -> str:
-    return DASH if d.get("pct") is None else f"{fmt(d['pct'], '+g')} %"  # no % of a step with 0
+    return DASH if d.get("pct") is None else f"{fmt(d['pct'], '+g')} %"  # no % of a step with 0 RPS
 
 
 def _change(d: dict) -> dict:
@@ -199,11 +199,11 @@ def main(argv: list[str]) -> int:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = Path(get("VAR_DIR")) / "runs" / f"{stamp}-compare"
     folder.mkdir(parents=True, exist_ok=True)
-    text = markdown(result, argv[0], argv[1])
+    written = markdown(result, argv[0], argv[1])
     (folder / "compare.json").write_text(json.dumps(result, indent=2))
-    (folder / "compare.md").write_text(text)
+    (folder / "compare.md").write_text(written)
     (folder / "compare.html").write_text(html(result, argv[0], argv[1]))
-    print(text)
+    print(written)
     print(folder)
     return 0
 
