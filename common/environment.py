@@ -268,6 +268,13 @@ TABLE: tuple[Variable, ...] = (
         "DB_POOL_TIMEOUT", "5", "float", "seconds a request waits for a connection, then `503 pool_exhausted`"
     ),
     Variable("DB_POOL_PING_AFTER", "1", "float", "a connection idle this long is pinged before reuse"),
+    Variable(
+        "DB_READ_TIMEOUT",
+        "0",
+        "float",
+        "seconds a query's answer may take before the request fails `503` (a lost database host); "
+        "0: no limit. The owner's commands (migrations) are never cut",
+    ),
     Variable("MYSQL_BUFFER_POOL_SIZE", "512M", "str", "private MariaDB: innodb_buffer_pool_size", shell=True),
     Variable(
         "MYSQL_FLUSH_LOG_AT_TRX_COMMIT",

@@ -25,7 +25,7 @@ umask 022
 BRIDGE=osbr0
 # The hosts and the last octet of each address (shared by the issue-17 slices; the inventory's
 # addresses are checked against this list by tests/unit/test_cluster_inventory.py).
-HOSTS=(db-1:10 lms-1:20 ecommerce-1:31 ecommerce-2:32 locust-1:40 locust-2:41 lb-1:50)
+HOSTS=(db-1:10 db-2:11 lms-1:20 ecommerce-1:31 ecommerce-2:32 locust-1:40 locust-2:41 lb-1:50)
 # Packages the hosts use that the roles do not install: the sshd that holds each host, and sudo
 # (the plays `become` root, as on real hosts).
 HOST_PACKAGES=(openssh-server sudo)

@@ -37,6 +37,8 @@ def on_host(host: str, *command: str, timeout: float = 60) -> str:
 
 
 def pytest_collection_modifyitems(items):
-    """test_faults.py last: its rolling deploy ships a new release to the ecommerce pair, after
-    which test_redeploy.py's second deploy of this checkout would ship one again."""
-    items.sort(key=lambda item: item.nodeid.startswith("tests/cluster/test_faults.py"))
+    """test_faults.py next to last: its rolling deploy ships a new release to the ecommerce
+    pair, after which test_redeploy.py's second deploy of this checkout would ship one again.
+    test_failover.py last: from there on the database is db-2."""
+    order = {"tests/cluster/test_faults.py": 1, "tests/cluster/test_failover.py": 2}
+    items.sort(key=lambda item: order.get(item.nodeid.split("::")[0], 0))

@@ -24,6 +24,7 @@ ADDRESSES = hosts()
 LOCUST_WORKERS = {f"locust-worker:locust-worker-{n}" for n in range(LOCUST_WORKERS_PER_HOST)}
 PROGRAMS = {
     "db-1": {"mariadb"},
+    "db-2": {"mariadb"},
     "lms-1": {"lms_stub"},
     "ecommerce-1": {"ecommerce", "ecommerce-rollup", "ecommerce-retention"},
     "ecommerce-2": {"ecommerce", "ecommerce-rollup", "ecommerce-retention"},

@@ -20,34 +20,32 @@ This module runs last (conftest.py): its new release would make the second deplo
 test_redeploy.py ship a release again."""
 
 import json
-import os
-import signal
-import subprocess
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 import yaml
 
-from common.environment import get
 from locustfiles.suite.chaos import cluster as faults
 from locustfiles.suite.chaos import fault_table
 from locustfiles.suite.record.balancer import BalancerStats
 from locustfiles.suite.verdict import audit
-from tests.cluster.conftest import CLUSTER_SH, LMS_PORT, PREFIX, ROOT, cluster, hosts, on_host
+from tests.cluster.conftest import PREFIX, ROOT, on_host
+from tests.cluster.steady_load import (
+    ADDRESSES,
+    OUT,
+    RPM,
+    SECRETS,
+    ClusterHosts,
+    Load,
+    database_environment,
+    retry_fulfillment,
+)
 
-ADDRESSES = hosts()
-CLUSTER_DIR = Path(get("CLUSTER_DIR"))
-OUT = CLUSTER_DIR / "faults"
-SUPERVISOR_CONF = f"{PREFIX}/etc/supervisord.conf"
 VICTIM = "ecommerce-2"
-RPM = 450  # purchases a minute: 7.5 a second, well within what the 2 shared cores sustain
 FAULT_SECONDS = 10
 QUIET_SECONDS = 10
 FAULTS = ["services_stopped", "link_down", "rolling_deploy"]
 BASKET = "/api/commerce/v0/baskets/"
-SECRETS = yaml.safe_load((ROOT / "ansible/inventories/cluster/group_vars/all/test-secrets.yml").read_text())
 HAPROXY = yaml.safe_load((ROOT / "ansible/roles/haproxy/defaults/main.yml").read_text())
 
 
@@ -66,174 +64,6 @@ MARGIN = 2 * CHECK_INTERVAL + faults.WATCH_INTERVAL
 REROUTE_BOUND = CHECK_FALL * (CHECK_INTERVAL + CHECK_TIMEOUT) + MARGIN
 
 
-class ClusterHosts(faults.Hosts):
-    """The hosts of scripts/cluster.sh, reached from this machine (root)."""
-
-    def run(self, host: str, *command: str, timeout: float = 120) -> str:
-        done = cluster("exec", host, *command, timeout=timeout)
-        if done.returncode != 0:
-            raise RuntimeError(f"{host}: {' '.join(command)}: {(done.stdout + done.stderr)[-500:]}")
-        return done.stdout
-
-    def set_link(self, host: str, up: bool) -> None:
-        # The bridge side of the host's veth pair (scripts/cluster.sh, host_link): its eth0 loses
-        # its carrier, as a host whose cable is pulled.
-        subprocess.run(["ip", "link", "set", f"os-{host}", "up" if up else "down"], check=True, timeout=10)
-
-    def programs(self, host: str, action: str, names: list[str]) -> str:
-        return self.run(host, "supervisorctl", "-c", SUPERVISOR_CONF, action, *names)
-
-    def rolling_deploy(self) -> tuple[int, str]:
-        source = new_release()
-        done = cluster("deploy", "ecommerce.yml", "-e", f"common_source_dir={source}", timeout=900)
-        (OUT / "rolling-deploy.log").write_text(done.stdout + done.stderr)
-        return done.returncode, done.stdout + done.stderr
-
-
-def new_release() -> Path:
-    """A checkout of this one's files (uncommitted edits included) plus one file: another git
-    tree, so another release for the common role to ship."""
-    clone = OUT / "next-release"
-    subprocess.run(["rm", "-rf", str(clone)], check=True)
-    git = ["git", "-c", "user.name=cluster-test", "-c", "user.email=cluster-test@localhost"]
-    stash = subprocess.run(
-        ["git", "-C", str(ROOT), "stash", "create"], capture_output=True, text=True, check=True
-    )
-    revision = stash.stdout.strip() or "HEAD"
-    revision = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", revision], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    # --shared: the clone reads this repository's objects, the stash's commit among them.
-    subprocess.run([*git, "clone", "-q", "--shared", "--no-checkout", str(ROOT), str(clone)], check=True)
-    subprocess.run([*git, "-C", str(clone), "checkout", "-q", "--detach", revision], check=True)
-    (clone / "RELEASE-NOTE").write_text(f"A new release for the rolling deploy, made at {time.ctime()}.\n")
-    subprocess.run([*git, "-C", str(clone), "add", "RELEASE-NOTE"], check=True)
-    subprocess.run([*git, "-C", str(clone), "commit", "-q", "-m", "A new release"], check=True)
-    return clone
-
-
-@contextmanager
-def db_1_environment():
-    """This process's environment pointed at db-1 with the services' and the monitor's
-    accounts, for the suite's audit (its watermarks and the services' management commands)."""
-    values = {
-        "MYSQL_HOST": ADDRESSES["db-1"],
-        "MYSQL_PORT": "3306",
-        "MYSQL_MONITOR_USER": "monitor",
-        "MYSQL_MONITOR_PASSWORD": SECRETS["vault_mysql_monitor_password"],
-        "ECOMMERCE_DB_USER": "ecommerce_app",
-        "ECOMMERCE_DB_PASSWORD": SECRETS["vault_ecommerce_db_password"],
-        "LMS_DB_USER": "lms_app",
-        "LMS_DB_PASSWORD": SECRETS["vault_lms_db_password"],
-        "ECOMMERCE_DB_NAME": "ecommerce",
-        "LMS_DB_NAME": "lms",
-        "DB_ACCOUNT": "app",
-        "DJANGO_SETTINGS_MODULE": "settings.local",
-    }
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-class Load:
-    """The steady load: the suite's rpm profile in one headless Locust process on locust-1, as
-    the service user, with the deployed Locust master's environment."""
-
-    def __init__(self, seconds: int):
-        # Locust's own user and folder (roles/locust: locust_user, locust_var_dir).
-        self.run_dir = f"{PREFIX}/var/locust/runs/cluster-faults-{time.strftime('%Y%m%d-%H%M%S')}"
-        self.local_dir = CLUSTER_DIR / "locust-1" / "srv" / self.run_dir.removeprefix("/srv/")
-        master = on_host("locust-1", "supervisorctl", "-c", SUPERVISOR_CONF, "pid", "locust-master").strip()
-        environ = on_host("locust-1", "cat", f"/proc/{master}/environ").split("\0")
-        env = dict(entry.split("=", 1) for entry in environ if "=" in entry)
-        env.update(
-            PROFILE="rpm",
-            RPM=str(RPM),
-            DURATION=str(seconds),
-            WARMUP_SECONDS="0",
-            PAY_WEIGHT="0",
-            READ_WEIGHT="0",
-            REQUEST_LOG="1",
-        )
-        command = (
-            f"mkdir -p {self.run_dir} && echo $$ > {self.run_dir}/locust.pid && cd {PREFIX}/current && "
-            f"exec {PREFIX}/venv/bin/locust -f locustfiles/rpm.py --headless --only-summary "
-            f"--host http://{ADDRESSES['lms-1']}:{LMS_PORT} --suite-run-dir {self.run_dir} "
-            "--stop-timeout 30 --exit-code-on-error 0 --loglevel WARNING"
-        )
-        OUT.mkdir(parents=True, exist_ok=True)
-        self.log = open(OUT / "locust.log", "w")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [
-                str(CLUSTER_SH),
-                "exec",
-                "locust-1",
-                "runuser",
-                "-u",
-                "orderservice-locust",
-                "--",
-                # SIGINT stops the run (stop()); a caller started in the background passes it on
-                # ignored, which Locust would keep.
-                "env",
-                "--default-signal=INT",
-                *(f"{k}={v}" for k, v in env.items()),
-                "/bin/sh",
-                "-c",
-                command,
-            ],
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self.pid = self._wait_for_pid()
-
-    def _wait_for_pid(self) -> int:
-        path = self.local_dir / "locust.pid"
-        for _ in range(100):
-            if path.exists() and path.read_text().strip():
-                return int(path.read_text())
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.2)
-        raise AssertionError(f"the load did not start: {(OUT / 'locust.log').read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        """SIGINT, as run.py stops a run: Locust ends the test and writes its folder."""
-        try:
-            os.kill(self.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
-        try:
-            self.process.wait(120)
-        except subprocess.TimeoutExpired:
-            os.kill(self.pid, signal.SIGKILL)
-            self.process.wait(10)
-        self.log.close()
-
-    def requests(self) -> list[faults.Request]:
-        return faults.read_requests(sorted(self.local_dir.glob("requests-*.csv")))
-
-
-def retry_fulfillment() -> str:
-    """retry_fulfillment --all on ecommerce-1, as an operator runs it after an incident: every
-    order left in Fulfillment Error, and every Open one (the load is over: none is under way)."""
-    return on_host(
-        "ecommerce-1",
-        "env",
-        "STALE_OPEN_ORDER_SECONDS=0",
-        f"{PREFIX}/bin/ecommerce-manage",
-        "retry_fulfillment",
-        "--all",
-        timeout=600,
-    )
-
-
 @pytest.fixture(scope="module")
 def played():
     """The whole scenario, once: load, the faults, retry, audit, the table."""
@@ -243,7 +73,7 @@ def played():
     )
     watch = faults.Watch(stats)
     watch.start()
-    with db_1_environment():
+    with database_environment("db-1"):
         marks = audit.watermarks()
     hosts_ = ClusterHosts()
     load = Load(seconds=1800)  # stopped when the faults are over
@@ -262,7 +92,7 @@ def played():
     requests = load.requests()
     retried = retry_fulfillment()
     purchases = [r for r in requests if r.name == BASKET]
-    with db_1_environment():
+    with database_environment("db-1"):
         totals = audit.audit(load.local_dir, marks, sum(1 for r in purchases if r.ok))
         per_window = audit.by_step(load.local_dir, marks, fault_table.window_of(run))
     rows = fault_table.table(run, requests, watch.samples, per_window)

@@ -18,6 +18,7 @@ SECRETS = {
     "vault_ecommerce_db_password": "render-test-only-ecommerce-db-password",
     "vault_lms_db_password": "render-test-only-lms-db-password",
     "vault_mysql_monitor_password": "render-test-only-monitor-password",
+    "vault_mysql_replication_password": "render-test-only-replication-password",
     "vault_jwt_secret_key": "render-test-only-jwt-secret-key",
     "vault_edx_api_key": "render-test-only-enrollment-api-key",
     "vault_cybersource_secret_key": "render-test-only-cybersource-secret-key",

@@ -19,6 +19,7 @@ def test_the_hosts_are_the_m3_pair_and_the_balancer_on_the_default_subnet():
     assert done.returncode == 0, done.stderr
     assert dict(line.split() for line in done.stdout.splitlines()) == {
         "db-1": "10.213.1.10",
+        "db-2": "10.213.1.11",
         "lms-1": "10.213.1.20",
         "ecommerce-1": "10.213.1.31",
         "ecommerce-2": "10.213.1.32",

@@ -135,6 +135,24 @@ def test_each_service_connects_as_its_own_account_and_a_migration_as_the_owner(m
     assert database_setting(module, {"DB_ACCOUNT": "owner"}) == owner
 
 
+@pytest.mark.parametrize("module", ["settings.local", "settings.lms_stub"])
+def test_a_services_queries_wait_db_read_timeout_for_an_answer_and_a_migration_waits_forever(module):
+    env = {k: v for k, v in os.environ.items() if k not in ("DB_READ_TIMEOUT", "DB_ACCOUNT")}
+    code = (
+        "from django.conf import settings; o = settings.DATABASES['default']['OPTIONS'];"
+        " print(o.get('read_timeout'), o.get('write_timeout'))"
+    )
+
+    def timeouts(changes: dict) -> str:
+        return processes.succeed(
+            [sys.executable, "-c", code], {**env, **changes, "DJANGO_SETTINGS_MODULE": module}
+        ).stdout.strip()
+
+    assert timeouts({"DB_READ_TIMEOUT": "10"}) == "10.0 10.0"
+    assert timeouts({"DB_READ_TIMEOUT": "10", "DB_ACCOUNT": "owner"}) == "None None"
+    assert timeouts({}) == "None None"  # 0 by default: no limit
+
+
 def test_an_unknown_database_account_is_refused():
     result = run_check({**SECRETS, "DB_ACCOUNT": "root"})
     assert result.returncode != 0
