@@ -19,6 +19,7 @@ from collections import Counter
 
 import pytest
 
+from locustfiles.suite.core import blocks
 from locustfiles.suite.verdict import audit
 from tests.cluster.conftest import PREFIX, cluster, on_host
 from tests.cluster.steady_load import OUT, RPM, ClusterHosts, Load, database_environment, retry_fulfillment
@@ -111,8 +112,8 @@ def _markdown(result: dict) -> str:
             ),
         ),
     ]
-    lines = ["# The database host lost (fault e)", "", "| | |", "| --- | --- |"]
-    return "\n".join(lines + [f"| {name} | {value} |" for name, value in rows]) + "\n"
+    found = blocks.table(["", ""], [[name, value] for name, value in rows])
+    return blocks.markdown_document("The database host lost (fault e)", [found])
 
 
 def test_the_failover_playbook_promotes_db_2(failover):
