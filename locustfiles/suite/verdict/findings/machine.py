@@ -1,0 +1,174 @@
+"""Findings about the machine and the measurement: the load generator's own limit, the
+busiest process, a shared machine, CPU per purchase, statements without an index, percentiles
+on too few samples, missed arrivals."""
+
+from locustfiles.suite.core.text import label, plural, shorten
+from locustfiles.suite.verdict.findings.words import finding
+
+NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
+SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
+
+
+def load_generator_findings(summary: dict) -> list[dict]:
+    generator = summary.get("load_generator")
+    if not generator or generator.get("peak_cpu_percent") is None:
+        return [finding("warning", "The load generator's CPU was not measured in this run.")]
+    peak, process = generator["peak_cpu_percent"], generator.get("process") or "Locust"
+    if generator.get("saturated") or peak >= NEAR_FULL_CORE:
+        return [
+            finding(
+                "problem",
+                f"The load generator was saturated: its process {process!r} used {peak:g} % of one "
+                "core at its peak, so the response times include the client's own delays and the "
+                "request rate may be the client's limit. Add Locust workers (WORKERS=N).",
+            )
+        ]
+    return [
+        finding(
+            "info",
+            f"The load generator kept headroom: its busiest process ({process}) peaked at {peak:g} % "
+            "of one core.",
+        )
+    ]
+
+
+def machine_cores(summary: dict, row: dict | None = None) -> int | None:
+    """The cores the machine figures are out of: every kernel's the hosts' agents read
+    (READINGS_HOSTS), else the Locust host's own (the stack ran beside it)."""
+    rows = [row] if row is not None else summary.get("steps", [])
+    read = max((r.get("machine_cores") or 0 for r in rows), default=0)
+    return read or ((summary.get("provenance") or {}).get("host") or {}).get("cores")
+
+
+def busiest_process_findings(summary: dict) -> list[dict]:
+    """The busiest server process group and its share of a core; the host's cores if known."""
+    peaks = [
+        (cpu, group, row)
+        for row in summary.get("steps", [])
+        for group, cpu in (row.get("cpu_percent") or {}).items()
+        if cpu is not None
+    ]
+    if not peaks:
+        return [finding("warning", "The servers' CPU was not measured in this run.")]
+    cpu, group, row = max(peaks, key=lambda p: p[0])
+    text = f"The busiest server process was {group}: {cpu:g} % of one core at {label(row)}"
+    cores = machine_cores(summary, row)
+    level = "info"
+    if cores:
+        stack = sum((row.get("cpu_percent") or {}).values()) + sum((row.get("locust_cpu") or {}).values())
+        machine = row.get("machine_cpu_percent")
+        if machine is None:  # a run from before the machine was read: the stack's share only
+            share = stack / cores
+            text += f"; the whole stack with Locust used {share:.0f} % of the host's {plural(cores, 'core')}"
+        else:  # the machine's busy time: the kernel's share and any other process count too
+            share = machine / cores
+            text += (
+                f"; the machine's {plural(cores, 'core')} were {share:.0f} % busy then (the stack "
+                f"with Locust {stack / cores:.0f} %, everything else {max(machine - stack, 0) / cores:.0f} %)"
+            )
+        if share >= NEAR_FULL_CORE:
+            level = "warning"
+            text += ", so the host's CPU was nearly full"
+        else:
+            text += f", so {100 - share:.0f} % of the host's CPU was to spare"
+    return [finding(level, text + ".")]
+
+
+def shared_machine_findings(summary: dict) -> list[dict]:
+    """Whether something outside the stack and Locust took a real share of the machine's CPU
+    (the kernel's own work for the traffic, a profiler, another job on the machine)."""
+    cores = machine_cores(summary)
+    others = [
+        (row["other_cpu_percent"], row) for row in summary.get("steps", []) if row.get("other_cpu_percent")
+    ]
+    if not cores or not others:
+        return []
+    other, row = max(others, key=lambda o: o[0])
+    share = other / cores
+    if share < SHARED_MACHINE_PCT:
+        return []
+    return [
+        finding(
+            "warning",
+            f"Processes outside the stack and Locust used {share:.0f} % of the machine's CPU at "
+            f"{label(row)} ({other:g} % of one core: the kernel's own work, a profiler or another job): "
+            "the run shared the machine, and its response times may show it.",
+        )
+    ]
+
+
+def cpu_findings(summary: dict) -> list[dict]:
+    """The run's CPU per purchase: the services' total and split, Locust's and the machine's."""
+    figures = summary.get("cpu_ms_per_purchase")
+    if not figures:
+        return []
+    if figures.get("services") is None:
+        return [finding("warning", "No CPU per purchase: the run completed no purchase in its steps.")]
+    split = ", ".join(
+        f"{group} {figures[group]:g}"
+        for group in ("ecommerce", "lms_stub", "mariadb", "rollup")
+        if figures.get(group) is not None
+    )
+    text = f"The services spent {figures['services']:g} ms of CPU per purchase ({split})"
+    extra = [
+        f"{name} {figures[key]:g} ms"
+        for name, key in (("Locust", "locust"), ("the whole machine", "machine"))
+        if figures.get(key) is not None
+    ]
+    if extra:
+        text += "; " + ", ".join(extra)
+    mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
+    if mix:
+        text += f", over {mix.get('free', 0)} free and {mix.get('paid', 0)} paid purchases"
+    return [finding("info", text + ".")]
+
+
+def index_findings(summary: dict) -> list[dict]:
+    sql = summary.get("sql")
+    if not sql or "no_index" not in sql:
+        return [
+            finding("warning", "The statement digests were not read, so missing indexes were not checked.")
+        ]
+    statements = sql["no_index"]
+    if not statements:
+        return [finding("info", "Every statement the requests ran used an index.")]
+    worst = max(statements, key=lambda s: s["count"])
+    return [
+        finding(
+            "warning",
+            f"{plural(len(statements), 'statement')} ran without a (good) index; the most frequent, "
+            f"{worst['count']} calls: {shorten(worst['statement'], 120)}",
+        )
+    ]
+
+
+def thin_findings(summary: dict) -> list[dict]:
+    """Percentiles of the order endpoint resting on fewer than 5 samples above them."""
+    rows = [r for r in summary.get("steps", []) if r.get("thin")]
+    if not rows:
+        return []
+    keys = sorted({k for r in rows for k in r["thin"]}, key=lambda k: int(k[1:]))
+    named = ", ".join(f"{label(r)} ({plural(r['requests'], 'request')})" for r in rows[:4])
+    more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
+    return [
+        finding(
+            "warning",
+            f"{'/'.join(keys)} of the order endpoint rest on fewer than 5 samples above them in "
+            f"{plural(len(rows), 'step')}: {named}{more}; they are marked † in the tables. Longer "
+            "steps or more load give them weight.",
+        )
+    ]
+
+
+def missed_findings(summary: dict) -> list[dict]:
+    overall = summary.get("overall") or {}
+    missed, arrivals = overall.get("missed") or 0, overall.get("arrivals") or 0
+    if not missed or not arrivals:
+        return []
+    return [
+        finding(
+            "warning",
+            f"{plural(missed, 'arrival')} of {arrivals} could not start on time and were skipped "
+            f"({100 * missed / arrivals:.1f} %): the users could not keep up with the target rate.",
+        )
+    ]

@@ -1,0 +1,275 @@
+"""Findings about what the run did: its verdict, the warm-up, capacity and the scalability
+model, where p95 rose, what failed, and what the audit found."""
+
+from collections import Counter
+
+from locustfiles.suite.core import refusals, thresholds
+from locustfiles.suite.core.text import label, plural
+from locustfiles.suite.verdict.findings.words import finding, metric_value, ms
+from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
+
+
+def verdict_findings(summary: dict) -> list[dict]:
+    """Each broken threshold with the steps that broke it, and every other reason to fail."""
+    verdict = summary.get("verdict") or {}
+    out = []
+    for check in verdict.get("thresholds", []):
+        if check["ok"]:
+            continue
+        (threshold,) = thresholds.parse(check["threshold"])
+        field = thresholds.FIELDS.get(threshold.metric, threshold.metric)
+        scope = check.get("scope")  # judged on a part of each row (the accepted purchases)
+
+        def judged(row: dict, scope=scope) -> dict:
+            return (row.get("accepted") or {}) if scope else row
+
+        broke = [
+            r for r in summary.get("steps", []) if r.get("requests") and not threshold.check(judged(r))[0]
+        ]
+        measured = (
+            "was not measured"
+            if check["value"] is None
+            else f"was {metric_value(threshold.metric, check['value'])}"
+        )
+        of = f" for the {scope}" if scope else ""
+        text = f"The threshold {check['threshold']} failed{of}: {threshold.metric} {measured}"
+        if broke:
+            first = broke[0]
+            text += (
+                f"; {plural(len(broke), 'step')} broke it, first {label(first)} "
+                f"({threshold.metric} {metric_value(threshold.metric, judged(first).get(field))})"
+            )
+        # A capacity run is meant to end on the step that breaks: that is its measurement.
+        out.append(finding("warning" if "capacity_rpm" in summary else "problem", text + "."))
+    for reason in verdict.get("reasons", []):
+        if not reason.startswith("thresholds failed"):
+            out.append(finding("problem", f"The run failed: {reason}."))
+    return out
+
+
+def warm_up_findings(summary: dict) -> list[dict]:
+    """What the warm-up measured, and that nothing was judged on it."""
+    warm = summary.get("warm_up")
+    if not warm:
+        return []
+    rpm = f" at {warm['target_rpm']:g} RPM" if warm.get("target_rpm") else ""
+    text = (
+        f"The run began with a {warm['seconds']:g} s warm-up{rpm}, reported apart from the steps and "
+        f"not judged: p50 {metric_value('p50', warm.get('p50'))}, "
+        f"p95 {metric_value('p95', warm.get('p95'))}, "
+        f"{plural(warm.get('failures') or 0, 'failure')}, {warm.get('missed') or 0} missed"
+    )
+    checks = (summary.get("verdict") or {}).get("thresholds") or []
+    rules = thresholds.parse(" ".join(c["threshold"] for c in checks if not c.get("scope")))
+    broken = (
+        [str(c["threshold"]) for c in thresholds.judge(rules, warm)["checks"] if not c["ok"]] if rules else []
+    )
+    if warm.get("requests") and broken:
+        text += f". It would have broken {', '.join(broken)}: a cold start, the reason it is not a step"
+    text += ". Its orders are in the audit's counts."
+    return [finding("info", text)]
+
+
+def capacity_findings(summary: dict) -> list[dict]:
+    if "capacity_rpm" not in summary:
+        return []
+    capacity = summary["capacity_rpm"]
+    steps = summary.get("steps", [])
+    broken = next((r for r in steps if not r.get("held", True)), None)
+    after = f"; {label(broken)} did not" if broken else "; no step broke them"
+    found = []
+    if capacity is None:
+        found.append(finding("problem", "No step held the thresholds, so the capacity was not reached."))
+    else:
+        found.append(
+            finding(
+                "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
+            )
+        )
+    model = summary.get("scalability")
+    if model:
+        found.append(finding("info", scalability_sentence(model)))
+    return found
+
+
+def scalability_sentence(model: dict) -> str:
+    """The USL's prediction beside the measured capacity, with its first caveat."""
+    if not model.get("fitted"):
+        return f"The Universal Scalability Law was not fitted to the steps: {model.get('not_fitted')}."
+    text = (
+        f"The Universal Scalability Law fitted to the steps (λ {model['lambda_rpm']:g} RPM, "
+        f"σ {model['sigma']:g}, κ {model['kappa']:g}) "
+    )
+    if model.get("peak_rpm") is None:
+        text += "predicts no peak within the model"
+        if model.get("ceiling_rpm") is not None:
+            text += f" (throughput levels off towards {model['ceiling_rpm']:g} RPM)"
+    else:
+        text += f"predicts a peak of {model['peak_rpm']:g} RPM at {model['n_star']:g} purchases in flight"
+    measured = model.get("measured_capacity_rpm")
+    text += f", against {measured:g} RPM measured" if measured is not None else ", and no step held"
+    caveats = [c for c in model.get("caveats") or [] if not c.startswith("No peak predicted")]
+    return " ".join([text + ".", *caveats])
+
+
+def p95_findings(summary: dict) -> list[dict]:
+    """Where the order endpoint's p95 rose: first to last soak bucket, or step to step."""
+    trend = summary.get("trend")
+    if trend and trend.get("p95_first") is not None:
+        change = delta(trend["p95_first"], trend["p95_last"])
+        verb = "rose" if change["ms"] > 0 else "fell" if change["ms"] < 0 else "stayed"
+        text = (
+            f"Over {plural(trend['buckets'], 'bucket')} the order endpoint's p95 {verb} from "
+            f"{ms(change['a'])} to {ms(change['b'])}"
+        )
+        if change["pct"] is not None and change["ms"]:
+            text += f" ({change['pct']:+g} %)"
+        if trend.get("p95_ms_per_bucket") is not None:
+            text += f"; the fitted trend is {trend['p95_ms_per_bucket']:+g} ms per bucket"
+        level = "warning" if change["significant"] and change["ms"] > 0 else "info"
+        return [finding(level, text + ".")]
+    rows = [r for r in summary.get("steps", []) if r.get("p95") is not None]
+    if len(rows) < 2:
+        return []
+    first, last = rows[0], rows[-1]
+    overall = delta(first["p95"], last["p95"])
+    jumps = [(delta(a["p95"], b["p95"]), a, b) for a, b in zip(rows, rows[1:], strict=False)]
+    biggest, before, after = max(jumps, key=lambda j: j[0]["ms"])
+    if not overall["significant"] and not biggest["significant"]:
+        low, high = min(r["p95"] for r in rows), max(r["p95"] for r in rows)
+        return [
+            finding(
+                "info",
+                f"The order endpoint's p95 stayed between {ms(low)} and {ms(high)} across "
+                f"{plural(len(rows), 'step')}, within the noise floor ({NOISE_PCT:g} % or {NOISE_MS:g} ms).",
+            )
+        ]
+    text = (
+        f"The order endpoint's p95 went from {ms(first['p95'])} at {label(first)} to "
+        f"{ms(last['p95'])} at {label(last)}"
+        + (f" ({overall['pct']:+g} %)" if overall["pct"] is not None else "")
+    )
+    if biggest["significant"] and biggest["ms"] > 0:
+        text += (
+            f"; the largest rise was from {label(before)} to {label(after)}: "
+            f"{ms(biggest['a'])} to {ms(biggest['b'])} ({biggest['ms']:+g} ms, {biggest['pct']:+g} %)"
+        )
+    return [finding("warning" if overall["ms"] > 0 and overall["significant"] else "info", text + ".")]
+
+
+def error_findings(summary: dict) -> list[dict]:
+    endpoints = (summary.get("overall") or {}).get("endpoints") or {}
+    if not endpoints:
+        return []
+    total = sum(e["requests"] for e in endpoints.values())
+    # Refused on purpose by a service past its limit (503 overloaded, with Retry-After): said
+    # apart from the failures, which are what a well-handled overload must not have.
+    shed = Counter()
+    for name, row in endpoints.items():
+        for refusal, count in (row.get("refusals") or {}).items():
+            if refusals.is_shed(refusal):
+                shed[(name, refusal.split(" ", 1)[0])] += count
+    by_status = [
+        (name, status, count - shed[(name, str(status))])
+        for name, row in endpoints.items()
+        for status, count in row.get("statuses", {}).items()
+        if not str(status).startswith("2") and count > shed[(name, str(status))]
+    ]
+    found = []
+    if shed:
+        listed = "; ".join(f"{name} ×{count}" for (name, _), count in shed.most_common())
+        found.append(
+            finding(
+                "warning",
+                f"{plural(sum(shed.values()), 'request')} of {total} were shed: refused at once as "
+                f"overloaded (503 with Retry-After), nothing written: {listed}.",
+            )
+        )
+    if not by_status:
+        return found or [finding("info", f"No request failed ({plural(total, 'request')}).")]
+    by_status.sort(key=lambda x: -x[2])
+    failed = sum(count for *_, count in by_status)
+    listed = "; ".join(
+        f"{name} answered {'no response' if status == '0' else status} ×{count}"
+        for name, status, count in by_status
+    )
+    what = "failed otherwise" if shed else "failed"
+    return [finding("problem", f"{plural(failed, 'request')} of {total} {what}: {listed}."), *found]
+
+
+def audit_findings(summary: dict) -> list[dict]:
+    audit = summary.get("audit") or {}
+    if audit.get("error"):
+        return [finding("problem", f"The audit could not check the orders: {audit['error']}.")]
+    if not audit:
+        return [finding("warning", "No audit was recorded, so lost orders were not checked.")]
+    if audit.get("lost") or audit.get("duplicates"):
+        return [
+            finding(
+                "problem",
+                f"The audit found {plural(audit.get('lost') or 0, 'lost order')} and "
+                f"{plural(audit.get('duplicates') or 0, 'duplicate')}.",
+            )
+        ]
+    paid = audit.get("payments") or {}
+    wrong = _payments_wrong(paid)
+    if wrong:
+        return [finding("problem", f"The audit found {wrong} (the audit's payment table names them).")]
+    found = [
+        finding(
+            "info",
+            f"Nothing lost: {plural(audit.get('successes') or 0, 'answered order')}, "
+            f"{audit.get('orders')} committed, {plural(audit.get('enrollments') or 0, 'enrollment')}.",
+        ),
+        *_payment_findings(paid),
+    ]
+    error = (audit.get("statuses") or {}).get("fulfillment_error", "Fulfillment Error")
+    unfulfilled = (audit.get("orders_by_status") or {}).get(error, 0)
+    if unfulfilled:
+        found.append(
+            finding(
+                "warning",
+                f"{plural(unfulfilled, 'order')} of {audit.get('orders')} ended in {error}: "
+                "the order was kept and answered, but the LMS enrollment call failed or timed out "
+                "(the timing table shows the enrollment call). "
+                "`manage.py retry_fulfillment --all` fulfils them again.",
+            )
+        )
+    return found
+
+
+def _payments_wrong(paid: dict) -> str:
+    """What the audit's payment checks found wrong, in words ('' when nothing)."""
+    wrong = [
+        f"{plural(paid[key], thing)} {what}"
+        for key, thing, what in (
+            ("unsettled", "order", "without exactly one settled payment"),
+            ("enrolled_unpaid", "paid seat", "enrolled without a payment"),
+            ("without_order", "accepted payment", "without an order or a refund owed"),
+        )
+        if paid.get(key)
+    ]
+    return " and ".join(wrong)
+
+
+def _payment_findings(paid: dict) -> list[dict]:
+    """The paid orders, each paid once, and the accepted payments owed a refund."""
+    found = []
+    if paid.get("paid_orders"):
+        found.append(
+            finding(
+                "info",
+                f"{plural(paid['paid_orders'], 'paid order')}, each paid once; "
+                f"{plural(paid.get('paid_enrollments') or 0, 'paid seat')} enrolled, each paid for.",
+            )
+        )
+    if paid.get("refund_owed"):
+        found.append(
+            finding(
+                "warning",
+                f"{plural(paid['refund_owed'], 'accepted payment')} placed no order and "
+                f"{'is' if paid['refund_owed'] == 1 else 'are'} owed a refund: the learner already owned "
+                "the seat (a late notification of an abandoned basket). They are recorded as refund_owed.",
+            )
+        )
+    return found
