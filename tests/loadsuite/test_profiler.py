@@ -12,7 +12,7 @@ import pytest
 
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.profiling import flamegraph, pyspy
+from locustfiles.suite.profiling import flamegraph, pyspy, stacks
 from tests.loadsuite import synthetic
 from tests.loadsuite.test_reports import recorded
 
@@ -40,35 +40,35 @@ COLLAPSED = (
 
 
 def test_collapsed_stacks_are_read_without_their_process_frames_and_counted_per_process():
-    read = pyspy.read_collapsed(COLLAPSED)
+    read = stacks.read_collapsed(COLLAPSED)
     assert read.samples == 20
     assert read.processes == Counter({11: 8, 12: 12})  # the worker's pid, never the master's
     assert read.stacks[(HUB,)] == 4
     assert read.stacks[(HANDLE, POST, FULFIL, SEND)] == 3  # its command line held a newline
     # Without --subprocesses there are no process frames.
-    single = pyspy.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
+    single = stacks.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
     assert single.stacks == Counter({("a (x.py:1)", "b (y.py:2)"): 7}) and not single.processes
 
 
 def test_a_frame_is_its_function_file_and_line():
-    assert pyspy.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
+    assert stacks.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
         "function": "_get_response",
         "file": "django/core/handlers/base.py",
         "line": 174,
     }
-    assert pyspy.parse_frame("<listcomp> (<frozen abc>)") == {
+    assert stacks.parse_frame("<listcomp> (<frozen abc>)") == {
         "function": "<listcomp>",
         "file": "<frozen abc>",
         "line": None,
     }
-    assert pyspy.is_event_loop("run (gevent/hub.py:631)")
-    assert not pyspy.is_event_loop("run (gevent/threadpool.py:199)")
-    assert pyspy.is_own_code("post (ecommerce/orders/views.py:42)")
-    assert not pyspy.is_own_code("post (requests/api.py:103)")
+    assert stacks.is_event_loop("run (gevent/hub.py:631)")
+    assert not stacks.is_event_loop("run (gevent/threadpool.py:199)")
+    assert stacks.is_own_code("post (ecommerce/orders/views.py:42)")
+    assert not stacks.is_own_code("post (requests/api.py:103)")
 
 
 def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
-    figures = pyspy.top_frames(pyspy.read_collapsed(COLLAPSED).stacks)
+    figures = stacks.top_frames(stacks.read_collapsed(COLLAPSED).stacks)
     assert figures["samples"] == 20 and figures["event_loop_samples"] == 4
 
     def table(key):
@@ -97,7 +97,7 @@ def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
     ]
     hub = next(row for row in figures["top_self"] if row["event_loop"])
     assert (hub["function"], hub["file"], hub["line"]) == ("run", "gevent/hub.py", 631)
-    assert pyspy.top_frames(Counter(), 10) == {
+    assert stacks.top_frames(Counter(), 10) == {
         "samples": 0,
         "event_loop_samples": 0,
         "top_self": [],
@@ -113,13 +113,13 @@ def test_how_far_py_spy_fell_behind_is_read_from_its_output():
         "py-spy> 5.93s behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
         "py-spy> 950.2ms behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
     )
-    assert pyspy.behind_seconds(log) == pytest.approx(5.93)
-    assert pyspy.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
+    assert stacks.behind_seconds(log) == pytest.approx(5.93)
+    assert stacks.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
 
 
 def test_the_flame_graph_is_an_svg_whose_boxes_are_as_wide_as_their_samples():
-    stacks = pyspy.read_collapsed(COLLAPSED).stacks
-    root = ET.fromstring(flamegraph.render(stacks, "ecommerce & co", "20 samples", pyspy.kind))
+    recorded = stacks.read_collapsed(COLLAPSED).stacks
+    root = ET.fromstring(flamegraph.render(recorded, "ecommerce & co", "20 samples", stacks.kind))
     assert root.tag == f"{SVG}svg"
     width = float(root.get("width"))
     boxes = {}
@@ -145,7 +145,7 @@ def profiled_summary(profiling: dict) -> dict:
 
 
 def group_figures() -> dict:
-    figures = pyspy.top_frames(pyspy.read_collapsed(COLLAPSED).stacks)
+    figures = stacks.top_frames(stacks.read_collapsed(COLLAPSED).stacks)
     return {
         "svg": "flame-ecommerce.svg",
         "stacks": "stacks-ecommerce.txt",
