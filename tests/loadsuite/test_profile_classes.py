@@ -10,7 +10,7 @@ from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import LivePlan, Step
 from locustfiles.suite.figures import results
-from locustfiles.suite.record import sampler
+from locustfiles.suite.record import digests
 from locustfiles.suite.record.recorder import EndpointStats, Timeline
 from locustfiles.suite.report import terminal
 
@@ -126,7 +126,7 @@ def test_a_percentile_needs_five_samples_in_its_tail(requests, thin):
     ],
 )
 def test_the_counter_rollups_statements_are_told_from_the_requests(statement, background):
-    assert sampler.is_background(statement) is background
+    assert digests.is_background(statement) is background
 
 
 def test_digest_report_puts_background_statements_apart():
@@ -142,7 +142,7 @@ def test_digest_report_puts_background_statements_apart():
         }
 
     after = {"a": digest("SELECT GET_LOCK (?, ?)", 90), "b": digest("SELECT * FROM `order_order`", 10)}
-    report = sampler.digest_report({}, after)
+    report = digests.digest_report({}, after)
     assert [d["statement"] for d in report["top"]] == ["SELECT * FROM `order_order`"]
     assert [d["statement"] for d in report["background"]] == ["SELECT GET_LOCK (?, ?)"]
 

@@ -28,8 +28,9 @@ from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.core.plan import ArrivalClock, LivePlan
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record import balancer, provenance
+from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
-from locustfiles.suite.record.sampler import ServerSampler, digest_report, parse_hosts
+from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
 from locustfiles.suite.stack import services
 from locustfiles.suite.stack.commands import ROOT

@@ -28,7 +28,8 @@ from common.environment import get
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.core import blocks
 from locustfiles.suite.core.text import shorten
-from locustfiles.suite.record.sampler import ServerSampler, digest_report, is_background
+from locustfiles.suite.record.digests import digest_report, is_background
+from locustfiles.suite.record.sampler import ServerSampler
 from locustfiles.suite.stack import commands
 from locustfiles.suite.tools.preload import status
 from locustfiles.suite.verdict import facts
