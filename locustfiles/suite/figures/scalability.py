@@ -238,7 +238,6 @@ def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
         "fitted": False,
         "caveats": [],
     }
-    caveats = found["caveats"]
     if len(points) < MIN_POINTS:
         return _not_fitted(
             found,
@@ -271,6 +270,14 @@ def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
             "fitted_rpm": [round(float(v), 1) for v in predicted],
         }
     )
+    found["caveats"].extend(_caveats(found, kappa, n_star, max(n), len(points)))
+    return found
+
+
+def _caveats(found: dict, kappa: float, n_star: float | None, highest: float, points: int) -> list[str]:
+    """What the reader should know before trusting a fit: where its peak lies, if anywhere, and
+    how many steps were left over to check it."""
+    caveats: list[str] = []
     if kappa == 0:
         caveats.append(
             "No peak predicted within the model: the fit found no coherency cost (κ = 0), so "
@@ -285,20 +292,20 @@ def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
         caveats.append(
             "No peak predicted within the model: σ = 1, throughput does not grow with concurrency."
         )
-    elif n_star > max(n):
+    elif n_star > highest:
         caveats.append(
             f"The peak is an extrapolation: N* = {found['n_star']:g} lies beyond the highest concurrency "
-            f"measured ({max(n):g})."
+            f"measured ({highest:g})."
         )
-    spare = len(points) - found["parameters_fitted"]
+    spare = points - found["parameters_fitted"]
     if spare == 0:
         caveats.append(
-            f"Only {len(points)} steps for {len(points)} fitted parameters: the curve passes through "
+            f"Only {points} steps for {points} fitted parameters: the curve passes through "
             "them, so nothing checks the model; more steps make it a test."
         )
     elif spare == 1:
         caveats.append(
-            f"Only {len(points)} steps for {found['parameters_fitted']} fitted parameters: one step's "
+            f"Only {points} steps for {found['parameters_fitted']} fitted parameters: one step's "
             "worth checks the model; more steps make it a test."
         )
-    return found
+    return caveats
