@@ -1,4 +1,4 @@
-"""common/environment.py: one table of the environment's names and defaults, read alike by the
+"""common/environment: one table of the environment's names and defaults, read alike by the
 Python readers, by bash through the table's shell form (scripts/lib.sh) and by README.md."""
 
 import os
@@ -118,10 +118,17 @@ def test_a_typed_reader_refuses_a_variable_of_another_kind():
 
 
 def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
-    imports = re.findall(r"^(?:from|import) (\S+)", (ROOT / "common/environment.py").read_text(), re.M)
+    package = ROOT / "common/environment"
+    text = "".join(path.read_text() for path in package.glob("*.py"))
+    imports = {name for name in re.findall(r"^(?:from|import) (\S+)", text, re.M)}
+    imports -= {name for name in imports if name.startswith("common.environment")}
     assert {name.split(".")[0] for name in imports} <= set(sys.stdlib_module_names), imports
+    # The system python3, without the virtualenv's packages or the user's (-s, -E), as lib.sh runs it.
     done = subprocess.run(
-        ["python3", "-I", str(ROOT / "common/environment.py"), "--shell"], capture_output=True, text=True
+        ["python3", "-s", "-E", "-m", "common.environment", "--shell"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0 and "export MYSQL_PORT=" in done.stdout, done.stderr
 
@@ -132,7 +139,7 @@ def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
 # gunicorn_common and settings/_env.py: an f-string, "{prefix}_" or "{service}_" and the rest,
 # which stands for both the ECOMMERCE_ and the LMS_ name.
 READER = re.compile(
-    r"(?<![\w.])(?:get|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
+    r"(?<![\w.])(?:get|given|raw|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
 )
 
 
@@ -253,7 +260,7 @@ KEY_DEFAULTS = (
 )
 KEY_DEFAULTS += ("local-only-ecommerce", "local-only-lms")
 ALLOWED = {
-    "common/environment.py": "the table",
+    **{f"common/environment/{path.name}": "the table" for path in (ROOT / "common/environment").glob("*.py")},
     "ecommerce/courses/management/commands/seed_catalog.py": "an example in --site-domain's help",
 }
 
@@ -275,3 +282,4 @@ def test_no_code_outside_the_table_writes_a_key_default_again():
             f"{name}: {value}" for value in KEY_DEFAULTS if re.search(rf"(?<!\d){re.escape(value)}", text)
         ]
     assert not copies, copies
+
