@@ -11,7 +11,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from common import environment
-from common.environment import BadSetting, UnknownVariable, Variable
+from common.environment import BadSetting, UnknownVariable, Variable, load
+from locustfiles.suite.core import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [variable.name for variable in environment.TABLE]
@@ -283,3 +284,49 @@ def test_no_code_outside_the_table_writes_a_key_default_again():
         ]
     assert not copies, copies
 
+
+# --- The load runs' variables --------------------------------------------------------------------
+
+
+def test_make_exports_the_load_variables_the_table_lists():
+    makefile = (ROOT / "Makefile").read_text()
+    exported = [name for line in re.findall(r"^export (.+)$", makefile, re.M) for name in line.split()]
+    assert sorted(exported) == sorted(load.SIZES)
+    assert set(exported) <= set(environment.VARIABLES)
+
+
+def test_every_size_a_profile_takes_is_in_the_table():
+    sizes = {key for profile in catalogue.CATALOGUE.values() for key in profile.defaults}
+    assert {"USERS", "RPM", "PHASE_SECONDS", "SAMPLE_HZ", "CAPACITY_RPM"} <= sizes
+    assert sizes - set(environment.VARIABLES) == set()
+
+
+def test_make_help_lists_the_load_variables_from_the_table():
+    done = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for name in load.SIZES:
+        assert re.search(rf"^  {name} +\S", done.stdout, re.M), name
+
+
+# Reads of a table's name straight from a mapping, bypassing the readers, and where they are allowed.
+AD_HOC = re.compile(
+    r"\b(?:os\.environ|env|environ)(?:\.get\(\s*\"([A-Z][A-Z0-9_]*)\"|\[\"([A-Z][A-Z0-9_]*)\"\](?!\s*=[^=]))"
+)
+AD_HOC_ALLOWED = {
+    "locustfiles/edx2015/config.py": "edX's 2015 client takes its settings as set, even empty, as edX's did",
+    "locustfiles/suite/stack/hosts.py": "reads the dict of variables it has just made, not the environment",
+    "scripts/cluster_load.py": "runs with a simulated host's python3, without the checkout's packages",
+}
+
+
+def test_no_code_reads_a_variable_of_the_table_around_the_readers():
+    files = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    reads = []
+    for name in files:
+        if name in AD_HOC_ALLOWED or name.startswith("tests/") or not (ROOT / name).is_file():
+            continue
+        found = ["".join(groups) for groups in AD_HOC.findall((ROOT / name).read_text())]
+        reads += [f"{name}: {variable}" for variable in found if variable in environment.VARIABLES]
+    assert not reads, reads
