@@ -45,7 +45,7 @@ fresh-test:  ## make up, a smoke run, make down and make test on a fresh deboots
 deploy-test:  ## molecule test of the Ansible deployment on this host (ansible/README.md)
 	@scripts/bootstrap.sh && cd ansible && PATH="$(CURDIR)/.venv/bin:$$PATH" molecule test
 
-cluster-up:  ## the m3 pair's seven hosts as namespaces on the bridge osbr0 (as root; README.md, "The cluster")
+cluster-up:  ## the m3 pair's seven hosts as namespaces on the bridge osbr0 (as root; docs/deploy.md, "The cluster")
 	@scripts/cluster.sh up
 
 cluster-deploy:  ## site.yml onto those hosts (ansible/inventories/cluster)

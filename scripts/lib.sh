@@ -12,8 +12,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export ROOT
 # Every variable the scripts use, with its default unless the environment sets it: the table of
-# common/environment in its shell form (`export NAME=${NAME:-default}` lines; README.md,
-# "Configuration"). The system python3 runs it by path, before the virtualenv exists.
+# common/environment in its shell form (`export NAME=${NAME:-default}` lines; docs/configuration.md).
+# The system python3 runs it (python3 -m, from the checkout), before the virtualenv exists.
 # A bare Debian may lack python3: as root, install it here (scripts/bootstrap.sh would anyway).
 if ! command -v python3 >/dev/null; then
   [ "$(id -u)" -eq 0 ] || die "python3 not found; install it first: sudo apt-get install python3"

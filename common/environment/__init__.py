@@ -6,7 +6,7 @@ table through ``get`` (or a typed reader) and never write its default again; the
 the shell form of the same table (``scripts/lib.sh`` evaluates it).
 
 The table is split by section, a module each (places, database, services, keys, ecommerce,
-payment, lms, monitoring, load, judging, chaos, targets, deploy, edx2015); ``table`` puts them
+payment, lms, monitoring, load, judging, chaos, targets, testing, deploy, edx2015); ``table`` puts them
 in order. ``model`` says what a variable is, ``readers`` reads one, ``shell`` and ``markdown``
 give the table's two other forms.
 

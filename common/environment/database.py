@@ -10,7 +10,8 @@ SECTION = Section(
         Variable("MYSQL_PORT", "13306", "int", "private MariaDB port (127.0.0.1)", shell=True),
         Variable("ECOMMERCE_DB_NAME", "ecommerce", "str", "ecommerce's database", shell=True),
         Variable("LMS_DB_NAME", "lms", "str", "lms_stub's database", shell=True),
-        # The accounts by job (README.md, "Database accounts"); deployments set their own passwords.
+        # The accounts by job (docs/configuration.md, "Database accounts"); deployments set their own
+        # passwords.
         Variable(
             "ECOMMERCE_DB_USER",
             "ecommerce_app",

@@ -15,6 +15,7 @@ from common.environment import (
     places,
     services,
     targets,
+    testing,
 )
 from common.environment.model import BUILTINS, KINDS, PLACEHOLDER, Section, Variable
 
@@ -33,6 +34,7 @@ SECTIONS: tuple[Section, ...] = tuple(
         judging,
         chaos,
         targets,
+        testing,
         deploy,
         edx2015,
     )

@@ -1,5 +1,5 @@
 """common/environment: one table of the environment's names and defaults, read alike by the
-Python readers, by bash through the table's shell form (scripts/lib.sh) and by README.md."""
+Python readers, by bash through the table's shell form (scripts/lib.sh) and by docs/configuration.md."""
 
 import os
 import re
@@ -236,11 +236,13 @@ BEGIN = "<!-- environment table: python3 -m common.environment --markdown -->\n"
 END = "<!-- end of the environment table -->"
 
 
-def test_readme_shows_the_table_as_the_table_prints_it():
-    readme = (ROOT / "README.md").read_text()
-    assert BEGIN in readme and END in readme
-    shown = readme.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert shown == environment.markdown(), "run: python3 -m common.environment --markdown, into README.md"
+def test_the_configuration_guide_shows_the_table_as_the_table_prints_it():
+    guide = (ROOT / "docs/configuration.md").read_text()
+    assert BEGIN in guide and END in guide
+    shown = guide.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert shown == environment.markdown(), (
+        "python3 -m common.environment --markdown, into docs/configuration.md"
+    )
 
 
 # Key defaults that must not be written again in code: the table holds them. Markdown and the
