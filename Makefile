@@ -5,7 +5,9 @@ SHELL := /bin/bash
 
 .PHONY: help bootstrap up down status run test fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
 
-# Load-run sizes (see README.md, "Load runs"); given on the command line, they reach the suite.
+# Load-run sizes (docs/configuration.md, "Load runs"; the table of common/environment, whose
+# SIZES in common/environment/load.py this list equals: tests/unit/test_environment.py); given on
+# the command line, they reach the suite.
 export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
 export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX BUY_WEIGHT PAY_WEIGHT READ_WEIGHT NOISE_PCT NOISE_MS
 export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPACITY_RPM
@@ -14,8 +16,10 @@ export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPAC
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
-	@echo "Load runs (sizes as make variables, defaults in parentheses; see README.md, \"Load runs\"):"
+	@echo "Load runs (sizes as make variables, defaults in parentheses; see docs/load-runs.md):"
 	@python3 -m locustfiles.suite.core.catalogue
+	@echo "Their variables (docs/configuration.md, from the table of common/environment):"
+	@python3 -m common.environment --help-lines
 
 bootstrap:  ## install system packages and the virtualenv (.venv)
 	@scripts/bootstrap.sh
@@ -41,7 +45,7 @@ fresh-test:  ## make up, a smoke run, make down and make test on a fresh deboots
 deploy-test:  ## molecule test of the Ansible deployment on this host (ansible/README.md)
 	@scripts/bootstrap.sh && cd ansible && PATH="$(CURDIR)/.venv/bin:$$PATH" molecule test
 
-cluster-up:  ## the m3 pair's seven hosts as namespaces on the bridge osbr0 (as root; README.md, "The cluster")
+cluster-up:  ## the m3 pair's seven hosts as namespaces on the bridge osbr0 (as root; docs/deploy.md, "The cluster")
 	@scripts/cluster.sh up
 
 cluster-deploy:  ## site.yml onto those hosts (ansible/inventories/cluster)

@@ -255,7 +255,7 @@ class AdmissionMiddleware:
     docstring). Each service installs its subclass first in MIDDLEWARE, so a refusal runs no
     other middleware: no session, no authentication, no database."""
 
-    prefix = ""  # the service's prefix in the table (common/environment.py)
+    prefix = ""  # the service's prefix in the table (common/environment)
     entries: tuple[tuple[str, re.Pattern], ...] = ()
 
     def __init__(self, get_response, limit: int | None = None):

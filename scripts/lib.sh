@@ -12,17 +12,17 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export ROOT
 # Every variable the scripts use, with its default unless the environment sets it: the table of
-# common/environment.py in its shell form (`export NAME=${NAME:-default}` lines; README.md,
-# "Configuration"). The system python3 runs it by path, before the virtualenv exists.
+# common/environment in its shell form (`export NAME=${NAME:-default}` lines; docs/configuration.md).
+# The system python3 runs it (python3 -m, from the checkout), before the virtualenv exists.
 # A bare Debian may lack python3: as root, install it here (scripts/bootstrap.sh would anyway).
 if ! command -v python3 >/dev/null; then
   [ "$(id -u)" -eq 0 ] || die "python3 not found; install it first: sudo apt-get install python3"
-  say "installing python3 (it reads common/environment.py)"
+  say "installing python3 (it reads common/environment)"
   DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 >/dev/null ||
     die "apt-get install python3 failed"
 fi
-_environment=$(python3 "$ROOT/common/environment.py" --shell) || die "common/environment.py --shell failed"
+_environment=$(cd "$ROOT" && python3 -m common.environment --shell) || die "python3 -m common.environment --shell failed"
 eval "$_environment"
 unset _environment
 

@@ -3,7 +3,7 @@
 # and on a socket beside it. No system service and nothing from /etc/mysql is used.
 #
 #   scripts/mysql.sh up       initialise if needed, start if stopped, create the databases and the
-#                             accounts (README.md, "Database accounts")
+#                             accounts (docs/configuration.md, "Database accounts")
 #   scripts/mysql.sh down     stop it
 #   scripts/mysql.sh status   say whether it runs
 #   scripts/mysql.sh shell    a root client on the socket (extra arguments go to the client)
@@ -107,7 +107,7 @@ start() {
   die "mariadb did not start within 60 s; see $LOG"
 }
 
-# The accounts by job (README.md, "Database accounts"). The owner makes and fills the tables
+# The accounts by job (docs/configuration.md, "Database accounts"). The owner makes and fills the tables
 # (migrations, seeding, the preload) and the test databases (test_*, made and dropped by the test
 # runner); each service's own account reads and writes the rows of its database and of the test
 # databases named after it (test_…ecommerce, test_…lms); the monitor reads what the load suite

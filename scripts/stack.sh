@@ -24,7 +24,7 @@ STAFF_JWT_SECRET_FILE=$VAR_DIR/staff-jwt-secret
 manage() { "$PYTHON" "$ROOT/manage.py" "$@"; }
 manage_lms() { DJANGO_SETTINGS_MODULE=settings.lms_stub "$PYTHON" "$ROOT/manage.py" "$@"; }
 # as_owner COMMAND...: a management command that makes or fills tables connects as the owner
-# account; the services and the rollup keep their own (README.md, "Database accounts").
+# account; the services and the rollup keep their own (docs/configuration.md, "Database accounts").
 as_owner() { DB_ACCOUNT=owner "$@"; }
 
 # wait_http URL SECONDS: until URL answers 200.

@@ -1,4 +1,4 @@
-"""Reading configuration from the environment for Django settings: common/environment.py's
+"""Reading configuration from the environment for Django settings: common/environment's
 table gives every name its default and kind; here a bad or missing value stops the service with
 Django's ImproperlyConfigured, which names the variable."""
 
@@ -49,7 +49,7 @@ def env_list(name: str) -> list[str]:
 
 
 # Secret values published in this repository, which no deployment may run with: the local
-# defaults of common/environment.py ("local-only-…", the database password's "-local-") and the
+# defaults of common/environment ("local-only-…", the database password's "-local-") and the
 # examples of ansible/group_vars/all/vault.yml.example ("change-me-…"). The Ansible roles refuse
 # the same (ansible/roles/common/vars/main.yml, common_published_secrets;
 # tests/unit/test_deployment_secrets.py keeps the two equal).
@@ -110,7 +110,7 @@ POOL_ENGINES = {
 }
 
 
-# DB_ACCOUNT: whose account a process of a service connects as (README.md, "Database accounts").
+# DB_ACCOUNT: whose account a process of a service connects as (docs/configuration.md, "Database accounts").
 DATABASE_ACCOUNTS = {
     # The service's own: the rows of its database, nothing else (<SERVICE> is ECOMMERCE or LMS).
     "app": ("{service}_DB_USER", "{service}_DB_PASSWORD"),

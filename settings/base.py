@@ -1,7 +1,7 @@
 """Settings shared by every environment of the ecommerce service.
 
 Every secret and address comes from the environment; the defaults, for a developer's machine,
-are those of the table in common/environment.py (README.md, "Configuration"). ``production``
+are those of the table in common/environment (docs/configuration.md). ``production``
 refuses to start without the secrets.
 """
 

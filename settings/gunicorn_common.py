@@ -1,6 +1,6 @@
 """What both services' gunicorn configurations share. Each service's gunicorn.conf.py calls
 ``service_config`` with its name and its variables' prefix; every value can be set from the
-environment, and the defaults are those of common/environment.py (README.md, "Configuration")."""
+environment, and the defaults are those of common/environment (docs/configuration.md)."""
 
 import gc
 import json

@@ -1,5 +1,5 @@
 """A deployment. Secrets must come from the environment: the service refuses to start
-without them, or with a value the repository publishes (common/environment.py's local defaults,
+without them, or with a value the repository publishes (common/environment's local defaults,
 ansible/group_vars/all/vault.yml.example's examples; settings/_env.py, is_published_secret)."""
 
 from django.core.exceptions import ImproperlyConfigured

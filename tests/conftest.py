@@ -4,7 +4,7 @@ keeps the copy it finds, checks that no migration is left to apply, and the copy
 when the session ends.
 
 Django's set-up (its CREATE DATABASE, the migration check) is the owner account's work; the
-tests themselves then run as the service's own account, as the service does (README.md,
+tests themselves then run as the service's own account, as the service does (docs/configuration.md,
 "Database accounts"): a code path that needs more than the rows of its database fails here."""
 
 import os

@@ -1,7 +1,7 @@
 """The settings of the 2015 client: edX's names and edX's rule (a variable that is set is taken
 as it is, even empty; an unset one takes its default), with defaults that point at this stack
 where edX's pointed at a devstack (the LMS on :8000, Otto on :8002): its addresses and secrets
-from common/environment.py, its first course from the catalogue.
+from common/environment, its first course from the catalogue.
 
 ``python -m locustfiles.edx2015.config --shell`` prints them as ``export`` lines, for running
 edX's own client against this stack (scripts/edx2015-original.sh).

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from common.contract import cybersource, paths
 from tests.ecommerce.helpers import row_counts
 
-SECRET = "local-only-cybersource-secret-key"  # settings.test's, from common/environment.py
+SECRET = "local-only-cybersource-secret-key"  # settings.test's, from common/environment
 # lms_stub's processor stand-in's own (LMS_PROCESSOR_SECRET_KEY): settings.test's payment page is
 # the stand-in and ECOMMERCE_PAYMENT_STAND_IN is on, so checkout forms are signed with it.
 STAND_IN_SECRET = "local-only-processor-stand-in-secret-key"

@@ -1,4 +1,4 @@
-"""The database accounts (README.md, "Database accounts"): each holds exactly its grants on the
+"""The database accounts (docs/configuration.md, "Database accounts"): each holds exactly its grants on the
 MariaDB scripts/mysql.sh provisions, a service's own account is refused everything but the rows
 of its database, the monitor reads server state and no row, `up` narrows an account an earlier
 version made, and the running services connect as their own accounts.

@@ -14,7 +14,7 @@ from tests.integration.conftest import COURSES, ECOMMERCE_DB
 from tests.integration.helpers import new_name
 from tests.support import mysql, tokens
 
-SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment.py
+SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment
 API_KEY = "local-only-edx-api-key"
 PAID = [paid_seat(number) for number in range(1, COURSES + 1)]
 

@@ -19,7 +19,7 @@ from tests.support import mysql
 pytestmark = pytest.mark.slow
 
 ECOMMERCE_LIMIT = 64 * 1024  # DATA_UPLOAD_MAX_MEMORY_SIZE of each service (settings)
-PROCESSOR_SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment.py
+PROCESSOR_SECRET = "local-only-cybersource-secret-key"  # the stack's, from common/environment
 LMS_LIMIT = 16 * 1024
 
 

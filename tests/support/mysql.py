@@ -2,7 +2,7 @@
 
 Tests connect as the owner account (the one that makes and drops the test databases) unless
 they ask for another: ``monitor`` (the load suite's readings, server state), or a service's own
-account, ``ecommerce`` or ``lms`` (README.md, "Database accounts")."""
+account, ``ecommerce`` or ``lms`` (docs/configuration.md, "Database accounts")."""
 
 import MySQLdb
 

@@ -1,4 +1,4 @@
-"""The values this repository publishes for the secrets (common/environment.py's local defaults,
+"""The values this repository publishes for the secrets (common/environment's local defaults,
 ansible/group_vars/all/vault.yml.example's examples) are refused by one rule in the services
 (settings/_env.py) and by the same rule in the Ansible roles (roles/common/tasks/secrets.yml),
 which is run here through ansible-playbook on this host (it only asserts; nothing is changed)."""

@@ -1,5 +1,5 @@
-"""common/environment.py: one table of the environment's names and defaults, read alike by the
-Python readers, by bash through the table's shell form (scripts/lib.sh) and by README.md."""
+"""common/environment: one table of the environment's names and defaults, read alike by the
+Python readers, by bash through the table's shell form (scripts/lib.sh) and by docs/configuration.md."""
 
 import os
 import re
@@ -11,7 +11,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from common import environment
-from common.environment import BadSetting, UnknownVariable, Variable
+from common.environment import BadSetting, UnknownVariable, Variable, load
+from locustfiles.suite.core import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = [variable.name for variable in environment.TABLE]
@@ -118,10 +119,17 @@ def test_a_typed_reader_refuses_a_variable_of_another_kind():
 
 
 def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
-    imports = re.findall(r"^(?:from|import) (\S+)", (ROOT / "common/environment.py").read_text(), re.M)
+    package = ROOT / "common/environment"
+    text = "".join(path.read_text() for path in package.glob("*.py"))
+    imports = {name for name in re.findall(r"^(?:from|import) (\S+)", text, re.M)}
+    imports -= {name for name in imports if name.startswith("common.environment")}
     assert {name.split(".")[0] for name in imports} <= set(sys.stdlib_module_names), imports
+    # The system python3, without the virtualenv's packages or the user's (-s, -E), as lib.sh runs it.
     done = subprocess.run(
-        ["python3", "-I", str(ROOT / "common/environment.py"), "--shell"], capture_output=True, text=True
+        ["python3", "-s", "-E", "-m", "common.environment", "--shell"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0 and "export MYSQL_PORT=" in done.stdout, done.stderr
 
@@ -132,7 +140,7 @@ def test_the_table_is_stdlib_only_and_runs_without_the_virtualenv():
 # gunicorn_common and settings/_env.py: an f-string, "{prefix}_" or "{service}_" and the rest,
 # which stands for both the ECOMMERCE_ and the LMS_ name.
 READER = re.compile(
-    r"(?<![\w.])(?:get|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
+    r"(?<![\w.])(?:get|given|raw|env_(?:str|int|float|bool|list|rate))\((f?)\"(\{\w+\})?([A-Z_][A-Z0-9_]*)\""
 )
 
 
@@ -228,11 +236,13 @@ BEGIN = "<!-- environment table: python3 -m common.environment --markdown -->\n"
 END = "<!-- end of the environment table -->"
 
 
-def test_readme_shows_the_table_as_the_table_prints_it():
-    readme = (ROOT / "README.md").read_text()
-    assert BEGIN in readme and END in readme
-    shown = readme.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert shown == environment.markdown(), "run: python3 -m common.environment --markdown, into README.md"
+def test_the_configuration_guide_shows_the_table_as_the_table_prints_it():
+    guide = (ROOT / "docs/configuration.md").read_text()
+    assert BEGIN in guide and END in guide
+    shown = guide.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert shown == environment.markdown(), (
+        "python3 -m common.environment --markdown, into docs/configuration.md"
+    )
 
 
 # Key defaults that must not be written again in code: the table holds them. Markdown and the
@@ -253,7 +263,7 @@ KEY_DEFAULTS = (
 )
 KEY_DEFAULTS += ("local-only-ecommerce", "local-only-lms")
 ALLOWED = {
-    "common/environment.py": "the table",
+    **{f"common/environment/{path.name}": "the table" for path in (ROOT / "common/environment").glob("*.py")},
     "ecommerce/courses/management/commands/seed_catalog.py": "an example in --site-domain's help",
 }
 
@@ -275,3 +285,50 @@ def test_no_code_outside_the_table_writes_a_key_default_again():
             f"{name}: {value}" for value in KEY_DEFAULTS if re.search(rf"(?<!\d){re.escape(value)}", text)
         ]
     assert not copies, copies
+
+
+# --- The load runs' variables --------------------------------------------------------------------
+
+
+def test_make_exports_the_load_variables_the_table_lists():
+    makefile = (ROOT / "Makefile").read_text()
+    exported = [name for line in re.findall(r"^export (.+)$", makefile, re.M) for name in line.split()]
+    assert sorted(exported) == sorted(load.SIZES)
+    assert set(exported) <= set(environment.VARIABLES)
+
+
+def test_every_size_a_profile_takes_is_in_the_table():
+    sizes = {key for profile in catalogue.CATALOGUE.values() for key in profile.defaults}
+    assert {"USERS", "RPM", "PHASE_SECONDS", "SAMPLE_HZ", "CAPACITY_RPM"} <= sizes
+    assert sizes - set(environment.VARIABLES) == set()
+
+
+def test_make_help_lists_the_load_variables_from_the_table():
+    done = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for name in load.SIZES:
+        assert re.search(rf"^  {name} +\S", done.stdout, re.M), name
+
+
+# Reads of a table's name straight from a mapping, bypassing the readers, and where they are allowed.
+AD_HOC = re.compile(
+    r"\b(?:os\.environ|env|environ)(?:\.get\(\s*\"([A-Z][A-Z0-9_]*)\"|\[\"([A-Z][A-Z0-9_]*)\"\](?!\s*=[^=]))"
+)
+AD_HOC_ALLOWED = {
+    "locustfiles/edx2015/config.py": "edX's 2015 client takes its settings as set, even empty, as edX's did",
+    "locustfiles/suite/stack/hosts.py": "reads the dict of variables it has just made, not the environment",
+    "scripts/cluster_load.py": "runs with a simulated host's python3, without the checkout's packages",
+}
+
+
+def test_no_code_reads_a_variable_of_the_table_around_the_readers():
+    files = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    reads = []
+    for name in files:
+        if name in AD_HOC_ALLOWED or name.startswith("tests/") or not (ROOT / name).is_file():
+            continue
+        found = ["".join(groups) for groups in AD_HOC.findall((ROOT / name).read_text())]
+        reads += [f"{name}: {variable}" for variable in found if variable in environment.VARIABLES]
+    assert not reads, reads

@@ -70,7 +70,7 @@ def test_production_passes_the_deployment_checklist_with_no_warning():
 
 
 # The values the repository publishes for each secret: its local default in
-# common/environment.py's table and its example in ansible/group_vars/all/vault.yml.example
+# common/environment's table and its example in ansible/group_vars/all/vault.yml.example
 # (vault_ and the name in lower case).
 VAULT_EXAMPLE = yaml.safe_load((ROOT / "ansible/group_vars/all/vault.yml.example").read_text())
 
@@ -105,7 +105,7 @@ def test_production_refuses_the_published_values(name, value):
     assert result.stderr.rstrip().endswith(f": {name}")
 
 
-# --- Database accounts (README.md, "Database accounts") ---------------------------------------
+# --- Database accounts (docs/configuration.md, "Database accounts") ---------------------------------------
 
 
 def database_setting(module: str, env_changes: dict) -> str:

@@ -1,11 +1,10 @@
 """How long a fault lasts inside its step, and how long a request may take under one."""
 
-import os
 import time
 
 import gevent
 
-from common.environment import get
+from common.environment import get, given
 
 # Seconds an order request may take beyond ecommerce's fulfilment timeout (its own two
 # transactions, the LMS's share, queueing under load).
@@ -27,7 +26,8 @@ def fault_window(phase_seconds: int) -> tuple[int, int]:
     """(lead, length) of the fault inside a step: FAULT_SECONDS (default a quarter of the
     step, at least 2 s), starting after a fifth of the step (at least 2 s)."""
     lead = max(2, phase_seconds // 5)
-    length = int(os.environ.get("FAULT_SECONDS") or max(2, phase_seconds // 4))
+    length = given("FAULT_SECONDS")
+    length = int(length) if length else max(2, phase_seconds // 4)
     return lead, max(1, min(length, phase_seconds - lead - 2))
 
 

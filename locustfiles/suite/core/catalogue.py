@@ -34,7 +34,7 @@ class Profile:
 
     def settings(self, env) -> dict[str, str]:
         """This profile's variables: the environment's value, else the profile's default."""
-        return {key: (env.get(key) or default) for key, default in self.defaults.items()}
+        return {key: (environment.given(key, env) or default) for key, default in self.defaults.items()}
 
     def plan(self, env) -> Plan:
         raise NotImplementedError

@@ -17,11 +17,14 @@ Standard library only: ``make help`` prints the defaults before the virtualenv e
 
 from collections.abc import Mapping
 
-from common.environment import get
+from common.environment import get, given
 
-# The defaults: think time 3-5 s as in 2015, edX's 50 : 1 mix, a read for every ten purchases.
-LOAD_DEFAULTS = {"WAIT_MIN": 3.0, "WAIT_MAX": 5.0, "BUY_WEIGHT": 50, "PAY_WEIGHT": 1, "READ_WEIGHT": 5}
 WEIGHTS = {"buy": "BUY_WEIGHT", "pay": "PAY_WEIGHT", "read": "READ_WEIGHT"}
+# The defaults (common/environment/load.py): think time 3-5 s as in 2015, edX's 50 : 1 mix, a
+# read for every ten purchases.
+LOAD_DEFAULTS = {
+    name: get(name, {}) for name in ("WAIT_MIN", "WAIT_MAX", "BUY_WEIGHT", "PAY_WEIGHT", "READ_WEIGHT")
+}
 
 
 def load_settings(env: Mapping[str, str]) -> dict:
@@ -39,14 +42,14 @@ def load_settings(env: Mapping[str, str]) -> dict:
 
 
 def _weight(env: Mapping[str, str], name: str) -> int:
-    text = env.get(name) or str(LOAD_DEFAULTS[name])
+    text = given(name, env) or str(LOAD_DEFAULTS[name])
     if not text.strip().isdigit():
         raise ValueError(f"{name} must be a whole number of 0 or more, not {text!r}")
     return int(text)
 
 
 def _seconds(env: Mapping[str, str], name: str) -> float:
-    text = env.get(name) or str(LOAD_DEFAULTS[name])
+    text = given(name, env) or str(LOAD_DEFAULTS[name])
     try:
         seconds = float(text)
     except ValueError:

@@ -13,7 +13,6 @@ of the report model with plots of their own, inline) and its path is the last li
 import base64
 import datetime
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -193,9 +192,7 @@ def main(argv: list[str]) -> int:
     except (FileNotFoundError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    result = compare(
-        a, b, float(os.environ.get("NOISE_PCT") or NOISE_PCT), float(os.environ.get("NOISE_MS") or NOISE_MS)
-    )
+    result = compare(a, b, get("NOISE_PCT"), get("NOISE_MS"))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = Path(get("VAR_DIR")) / "runs" / f"{stamp}-compare"
     folder.mkdir(parents=True, exist_ok=True)

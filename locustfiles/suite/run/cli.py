@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from common.environment import get
+from common.environment import get, given
 from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, learner_settings, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE
@@ -40,7 +40,7 @@ def service_config(running: dict, host: dict) -> dict:
     """What the report records about the configuration under test: the services' settings as
     they run (scripts/stack.sh resolves them, defaults included), and the learners' course choice."""
     config = {key.lower(): value for key, value in running.items() if value}
-    config["courses_bought"] = os.environ.get("COURSES") or running.get("CATALOG_COURSES") or get("COURSES")
+    config["courses_bought"] = given("COURSES") or running.get("CATALOG_COURSES") or get("COURSES")
     config["host_profile"] = host.get("name") or "this machine"
     if host.get("name"):
         config["host_vcpus"] = host["vcpus"]
@@ -73,15 +73,15 @@ def main(argv: list[str]) -> int:
         return 2
     profile = argv[0]
     env = dict(os.environ)
-    host_env, host = hosts.environment(env.get("HOST_PROFILE"))
+    host_env, host = hosts.environment(given("HOST_PROFILE", env))
     env.update(host_env)
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
         profiles.get(profile).plan(env)
-        thresholds.parse(env.get("THRESHOLDS", ""))
+        thresholds.parse(given("THRESHOLDS", env) or "")
         learner_settings.load_settings(env)
-        preload_to = preload_size(env.get("PRELOAD"))
+        preload_to = preload_size(given("PRELOAD", env))
         sampler.parse_hosts(get("READINGS_HOSTS", env))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -103,8 +103,8 @@ def main(argv: list[str]) -> int:
     config["database_at_start"] = database_at_start(env)
     env["SUITE_CONFIG"] = json.dumps(config)
 
-    workers = int(env.get("WORKERS") or 0)
-    ui = env.get("UI", "") not in ("", "0", "false")
+    workers = int(given("WORKERS", env) or 0)
+    ui = (given("UI", env) or "") not in ("", "0", "false")
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
     locust = str(ROOT / ".venv/bin/locust")

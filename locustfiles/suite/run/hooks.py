@@ -15,6 +15,7 @@ import os
 from locust import events
 from locust.runners import WorkerRunner
 
+from common.environment import given
 from locustfiles.suite.run.session import LoadRun
 from locustfiles.suite.users.shape import SuiteShape
 
@@ -35,7 +36,7 @@ def _options(parser):
 def _init(environment, **_):
     if environment.parsed_options is None:  # locust used as a library without our options
         return
-    profile = os.environ.get("PROFILE", "manual")
+    profile = given("PROFILE") or "manual"
     if isinstance(environment.runner, WorkerRunner):
         environment.suite = LoadRun(environment, profile, os.environ)
     else:

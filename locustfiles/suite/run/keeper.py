@@ -20,7 +20,7 @@ import gevent
 import psutil
 from flask import Response
 
-from common.environment import get
+from common.environment import get, given
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.learner_settings import load_settings
@@ -42,7 +42,7 @@ class KeptRun(LoadRun):
         super().__init__(environment, profile, env)
         self.profile = profiles.get(profile)
         self.plan = self.profile.plan(env)
-        self.rules = thresholds.parse(env.get("THRESHOLDS") or self.profile.thresholds)
+        self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
         self.recorder = Recorder(self.plan)
         self.begun: float | None = None
         self.expected_workers: int | None = None
@@ -102,7 +102,7 @@ class KeptRun(LoadRun):
         if self.environment.shape_class is None and not isinstance(self.plan, LivePlan):
             # The web UI's form (or -u) sets the users, not the profile's shape: say so.
             self.profile = profiles.get("manual")
-            self.rules = thresholds.parse(self.env.get("THRESHOLDS") or self.profile.thresholds)
+            self.rules = thresholds.parse(given("THRESHOLDS", self.env) or self.profile.thresholds)
         if isinstance(self.plan, LivePlan) or self.profile.name == "manual":
             self.plan = self.profile.plan(self.env)
             self.t0 = float(math.floor(now))
@@ -365,7 +365,7 @@ class KeptRun(LoadRun):
             "started": datetime.datetime.fromtimestamp(self.begun).isoformat(timespec="seconds"),
             "finished": datetime.datetime.fromtimestamp(finished).isoformat(timespec="seconds"),
             "seconds": round(finished - self.begun, 1),
-            "config": json.loads(self.env.get("SUITE_CONFIG") or "{}"),
+            "config": json.loads(given("SUITE_CONFIG", self.env) or "{}"),
             "plan": plan.as_dict(),
             "warm_up": warm_up,
             "steps": ran,

@@ -22,7 +22,7 @@ import psutil
 from locust.runners import MasterRunner
 
 from common.contract.server_timing import parse as parse_server_timing
-from common.environment import get
+from common.environment import get, given
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.plan import ArrivalClock, Plan
 from locustfiles.suite.record.recorder import Recorder
@@ -63,7 +63,7 @@ class LoadRun:
         events.test_stopping.add_listener(self.on_stopping)
         events.test_stop.add_listener(self.on_test_stop)
         self.attach_role()
-        if self.env.get("REQUEST_LOG") and not self.distributed:
+        if given("REQUEST_LOG", self.env) and not self.distributed:
             folder = Path(self.options.suite_run_dir or ".")
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115

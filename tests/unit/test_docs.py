@@ -1,0 +1,89 @@
+"""The README and the guides under docs/ name only what exists: every `make` target is the
+Makefile's, every variable is in the table of common/environment, every link reaches a file and a
+heading. docs/decisions.md is left out: it records what was decided, in the words of its day."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from common import environment
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "decisions.md")]
+
+# Words in capitals the docs name that are not variables, and why.
+NOT_VARIABLES = {
+    **dict.fromkeys(("GET", "PUT"), "HTTP methods"),
+    **dict.fromkeys(("ACCEPT", "DECLINE"), "the payment processor's decisions"),
+    **dict.fromkeys(("TOKEN", "SKU", "BASKET"), "shell variables of api.md's example"),
+    **dict.fromkeys(("PROCESS", "SELECT", "ALL"), "MariaDB privileges"),
+    **dict.fromkeys(("ON", "OSCR", "INFO"), "a variable's value in the configuration table"),
+    "NAME": "the placeholder `$NAME` in the configuration guide",
+    "UP": "a server's state at the load balancer",
+}
+# `NAME`, `NAME=value`, `$NAME` and NAME=value: the ways the docs name a variable.
+VARIABLE = re.compile(
+    r"`\$?([A-Z][A-Z0-9_]*)(?:=[^`]*)?`|\b([A-Z][A-Z0-9_]*[A-Z0-9])=|\$\{?([A-Z][A-Z0-9_]+)"
+)
+TARGET = re.compile(r"`make ([a-z][a-z0-9-]*)|^make ([a-z][a-z0-9-]*)", re.M)
+LINK = re.compile(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)")
+
+
+def named(pattern: re.Pattern, text: str) -> set[str]:
+    return {next(group for group in match.groups() if group) for match in pattern.finditer(text)}
+
+
+def makefile_targets() -> set[str]:
+    rules = re.findall(r"^([a-z0-9][a-z0-9 -]*):(?!=)", (ROOT / "Makefile").read_text(), re.M)
+    return {target for rule in rules for target in rule.split()}
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor, as GitHub makes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    prose = re.sub(r"^```.*?^```", "", path.read_text(), flags=re.M | re.S)
+    return {slug(h) for h in re.findall(r"^#+ (.+)$", prose, re.M)}
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_every_make_target_the_docs_name_exists(path):
+    targets = named(TARGET, path.read_text())
+    assert targets - makefile_targets() == set()
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_every_variable_the_docs_name_is_in_the_table(path):
+    names = named(VARIABLE, path.read_text()) - set(NOT_VARIABLES)
+    assert names - set(environment.VARIABLES) == set()
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_every_link_reaches_a_file_and_a_heading(path):
+    broken = []
+    for target, anchor in LINK.findall(path.read_text()):
+        if target.startswith(("http://", "https://")):
+            continue
+        linked = (path.parent / target).resolve() if target else path
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target}#{anchor}")
+    assert not broken
+
+
+def test_the_readme_is_a_landing_page_that_links_every_guide():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    for guide in DOCS[1:]:
+        assert f"(docs/{guide.name})" in readme, guide.name
+
+
+def test_the_docs_see_a_target_or_variable_that_is_not_there():
+    """The checks above can fail: a made-up target and variable are caught."""
+    text = "Run `make no-such-target` with `NO_SUCH_VARIABLE=1`."
+    assert named(TARGET, text) - makefile_targets() == {"no-such-target"}
+    assert named(VARIABLE, text) - set(environment.VARIABLES) == {"NO_SUCH_VARIABLE"}
