@@ -78,15 +78,35 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        profiles.get(profile).plan(env)
-        thresholds.parse(given("THRESHOLDS", env) or "")
-        learner_settings.load_settings(env)
-        preload_to = preload_size(given("PRELOAD", env))
-        sampler.parse_hosts(get("READINGS_HOSTS", env))
+        preload_to = _checked(profile, env)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    run_dir = _prepare(profile, env, host, preload_to)
+    ui = (given("UI", env) or "") not in ("", "0", "false")
+    locust_port = get("LOCUST_PORT", env)
+    services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
+    processes = _start_locust(profile, env, run_dir, ui, int(given("WORKERS", env) or 0))
+    if ui:
+        print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
+        print("The latest report: /suite/report in the web UI", flush=True)
+    return _follow(processes, run_dir, ui)
 
+
+def _checked(profile: str, env: dict) -> int | None:
+    """The run's sizes, thresholds, learners' mix, preload and readings hosts, refused with a
+    ValueError before anything starts; the purchases to preload, if any."""
+    profiles.get(profile).plan(env)
+    thresholds.parse(given("THRESHOLDS", env) or "")
+    learner_settings.load_settings(env)
+    preload_to = preload_size(given("PRELOAD", env))
+    sampler.parse_hosts(get("READINGS_HOSTS", env))
+    return preload_to
+
+
+def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
+    """The stack up (and preloaded), Ctrl-C reaching Locust, and the run's folder with the
+    services' configuration in SUITE_CONFIG."""
     running = services.ensure_up(env)
     if preload_to:
         courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
@@ -94,19 +114,18 @@ def main(argv: list[str]) -> int:
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    var_dir = Path(get("VAR_DIR", env))
-
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    run_dir = var_dir / "runs" / f"{stamp}-{profile}"
+    run_dir = Path(get("VAR_DIR", env)) / "runs" / f"{stamp}-{profile}"
     run_dir.mkdir(parents=True, exist_ok=True)
     config = service_config(running, host)
     config["database_at_start"] = database_at_start(env)
     env["SUITE_CONFIG"] = json.dumps(config)
+    return run_dir
 
-    workers = int(given("WORKERS", env) or 0)
-    ui = (given("UI", env) or "") not in ("", "0", "false")
-    locust_port = get("LOCUST_PORT", env)
-    services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
+
+def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int) -> list:
+    """The Locust master (or the local runner) and its workers, each logging into the run's
+    folder; the master first."""
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
@@ -114,22 +133,11 @@ def main(argv: list[str]) -> int:
         "--suite-run-dir",
         str(run_dir),
     ]
-    master = [
-        locust,
-        *common,
-        "--host",
-        get("LMS_URL", env),
-        "--csv",
-        str(run_dir / "locust"),
-        "--stop-timeout",
-        "30",
-        "--exit-code-on-error",
-        "0",  # the exit code is the suite's verdict, not "some request failed"
-        "--loglevel",
-        "WARNING",
-    ]
+    master = [locust, *common, "--host", get("LMS_URL", env), "--csv", str(run_dir / "locust")]
+    # the exit code is the suite's verdict, not "some request failed"
+    master += ["--stop-timeout", "30", "--exit-code-on-error", "0", "--loglevel", "WARNING"]
     if ui:
-        master += ["--web-host", "127.0.0.1", "--web-port", str(locust_port)]
+        master += ["--web-host", "127.0.0.1", "--web-port", str(get("LOCUST_PORT", env))]
     else:
         master += ["--headless", "--only-summary"]
     port = None
@@ -138,24 +146,24 @@ def main(argv: list[str]) -> int:
         master += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port)]
         if not ui:
             master += ["--expect-workers", str(workers)]
-    processes = [
-        subprocess.Popen(
-            master, env=env, cwd=ROOT, stdout=open(run_dir / "locust.log", "w"), stderr=subprocess.STDOUT
+    commands = [(master, "locust.log")] + [
+        (
+            [locust, *common, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
+            f"locust-worker-{i}.log",
         )
+        for i in range(workers)
     ]
-    for i in range(workers):
-        processes.append(
-            subprocess.Popen(
-                [locust, *common, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
-                env=env,
-                cwd=ROOT,
-                stdout=open(run_dir / f"locust-worker-{i}.log", "w"),
-                stderr=subprocess.STDOUT,
-            )
+    return [
+        subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=open(run_dir / log, "w"), stderr=subprocess.STDOUT
         )
-    if ui:
-        print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
-        print("The latest report: /suite/report in the web UI", flush=True)
+        for command, log in commands
+    ]
+
+
+def _follow(processes: list, run_dir: Path, ui: bool) -> int:
+    """Progress until the master ends (Ctrl-C stops every process with SIGINT), then the
+    terminal's summary and the run's folder; the master's exit code, 1 without a report."""
     progress = Progress(run_dir / PROGRESS_FILE)
     try:
         code = progress.follow(processes[0])
