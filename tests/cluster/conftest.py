@@ -4,7 +4,10 @@ does all of it, and `down` after); test_teardown.py runs after `down`. The tests
 from this machine's side of the bridge (10.213.1.1) over HTTP, and run commands on a host with
 `scripts/cluster.sh exec`, which enters its namespaces."""
 
+import http.cookiejar
+import json
 import subprocess
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,3 +45,24 @@ def pytest_collection_modifyitems(items):
     test_failover.py last: from there on the database is db-2."""
     order = {"tests/cluster/test_faults.py": 1, "tests/cluster/test_failover.py": 2}
     items.sort(key=lambda item: order.get(item.nodeid.split("::")[0], 0))
+
+
+def purchase(lms: str, course: str):
+    """A learner logged in at the LMS (``/auto_auth``) buys ``course``'s free seat through its
+    commerce endpoint, as Locust's learners do: their cookies (an opener) and the answer."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with opener.open(f"{lms}/auto_auth", timeout=30) as response:
+        assert response.status == 201
+        login = json.load(response)
+    request = urllib.request.Request(
+        f"{lms}/api/commerce/v0/baskets/",
+        data=json.dumps({"course_id": course}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "X-CSRFToken": login["csrf_token"],
+            "Referer": f"{lms}/",
+        },
+        method="POST",
+    )
+    with opener.open(request, timeout=60) as response:
+        return opener, response.status, json.load(response)

@@ -2,7 +2,6 @@
 every service answers on its host's address, and a purchase placed at lms-1 as Locust's learners
 place theirs completes end to end (lms-1 -> ecommerce -> lms-1's enrollment API)."""
 
-import http.cookiejar
 import json
 import urllib.request
 
@@ -17,6 +16,7 @@ from tests.cluster.conftest import (
     ROOT,
     hosts,
     on_host,
+    purchase,
 )
 
 ADDRESSES = hosts()
@@ -100,25 +100,8 @@ def test_the_locust_master_on_locust_1_has_the_workers_of_both_locust_hosts():
 
 def test_a_purchase_at_lms_1_completes_end_to_end():
     lms = f"http://{ADDRESSES['lms-1']}:{LMS_PORT}"
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    with opener.open(f"{lms}/auto_auth", timeout=30) as response:
-        assert response.status == 201
-        login = json.load(response)
-
-    purchase = urllib.request.Request(
-        f"{lms}/api/commerce/v0/baskets/",
-        data=json.dumps({"course_id": COURSE}).encode(),
-        headers={
-            "Content-Type": "application/json",
-            "X-CSRFToken": login["csrf_token"],
-            "Referer": f"{lms}/",
-        },
-        method="POST",
-    )
-    with opener.open(purchase, timeout=60) as response:
-        assert response.status == 201, ECOMMERCE_PATH
-        order = json.load(response)
+    opener, status, order = purchase(lms, COURSE)
+    assert status == 201, ECOMMERCE_PATH
     assert order["enrolled"], order
     assert order["order"]["status"] == "Complete", order
 

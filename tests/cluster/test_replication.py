@@ -3,11 +3,7 @@ holds the primary's accounts (root by its socket alone), and has every order the
 answered; the primary waits for it; the monitor reads its lag; the services reach the database
 by a name that maps to db-1."""
 
-import http.cookiejar
-import json
-import urllib.request
-
-from tests.cluster.conftest import LMS_PORT, PREFIX, hosts, on_host
+from tests.cluster.conftest import LMS_PORT, PREFIX, hosts, on_host, purchase
 
 ADDRESSES = hosts()
 SOCKET = f"--socket={PREFIX}/mariadb/mysqld.sock"
@@ -26,26 +22,6 @@ def status(host: str, query: str) -> dict[str, str]:
 def replica_status(host: str) -> dict[str, str]:
     shown = on_host(host, "mariadb", "--no-defaults", SOCKET, "--user=root", "-e", "SHOW SLAVE STATUS\\G")
     return {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in shown.splitlines()) if v}
-
-
-def purchase() -> str:
-    lms = f"http://{ADDRESSES['lms-1']}:{LMS_PORT}"
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-    with opener.open(f"{lms}/auto_auth", timeout=30) as response:
-        login = json.load(response)
-    request = urllib.request.Request(
-        f"{lms}/api/commerce/v0/baskets/",
-        data=json.dumps({"course_id": COURSE}).encode(),
-        headers={
-            "Content-Type": "application/json",
-            "X-CSRFToken": login["csrf_token"],
-            "Referer": f"{lms}/",
-        },
-        method="POST",
-    )
-    with opener.open(request, timeout=60) as response:
-        assert response.status == 201
-        return json.load(response)["order"]["number"]
 
 
 def test_db_2_replicates_db_1_by_gtid_and_takes_no_writes():
@@ -71,7 +47,9 @@ def test_the_primary_waits_for_the_replica_after_the_sync():
 
 def test_an_answered_order_is_on_the_replica():
     before = status("db-1", "SHOW STATUS LIKE 'Rpl_semi_sync_master_yes_tx'")["Rpl_semi_sync_master_yes_tx"]
-    number = purchase()
+    _, code, answer = purchase(f"http://{ADDRESSES['lms-1']}:{LMS_PORT}", COURSE)
+    assert code == 201, answer
+    number = answer["order"]["number"]
     found = sql("db-2", f"SELECT status FROM ecommerce.order_order WHERE number = '{number}'").strip()
     assert found == "Complete", (number, found)
     after = status("db-1", "SHOW STATUS LIKE 'Rpl_semi_sync_master_yes_tx'")["Rpl_semi_sync_master_yes_tx"]
