@@ -72,7 +72,9 @@ def test_each_program_runs_as_its_own_user_and_leaves_nothing_world_readable(hos
 def test_the_services_users_resolve_the_balancers_name():
     """lms_stub reaches ecommerce by the balancer's name as its own user: a host's /etc/hosts
     that only root can read fails every purchase with a 502 (name resolution)."""
-    resolved = on_host("lms-1", "runuser", "-u", USERS["lms_stub"], "--", "getent", "hosts", "orders.example.com")
+    resolved = on_host(
+        "lms-1", "runuser", "-u", USERS["lms_stub"], "--", "getent", "hosts", "orders.example.com"
+    )
     assert resolved.split()[0] == ADDRESSES["lb-1"], resolved
 
 
