@@ -26,6 +26,7 @@ from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.core.plan import ArrivalClock, LivePlan
+from locustfiles.suite.core.summary import SCHEMA_VERSION
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.recorder import Recorder
@@ -358,6 +359,7 @@ class KeptRun(LoadRun):
         overall["label"] = "all"
         successes = results.successes(recorder.steps, recorder.outside_plan, self.profile.purchase_endpoints)
         summary = {
+            "schema_version": SCHEMA_VERSION,
             "profile": self.profile.name,
             "started_from": self.started_from,
             "t0": self.t0,
