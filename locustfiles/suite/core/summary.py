@@ -1,6 +1,6 @@
 """summary.json as types: the contract CI systems, `make compare` and the reports read.
 
-One TypedDict per object the run writes (run/keeper.py's finish and the profiles' hooks);
+One TypedDict per object the run writes (run/summary.py and the profiles' hooks);
 docs/summary.schema.json is generated from these (core/json_schema.py, written by
 ``python -m locustfiles.suite.tools.summary_schema``). Keys are only ever added: a new key is
 typed here first, SCHEMA_VERSION goes up, and the schema is written again. The objects in
