@@ -12,7 +12,6 @@ second run with a folder of its own.
 """
 
 import json
-import math
 import time
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from locustfiles.suite import profiles, report
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE
-from locustfiles.suite.core.plan import LivePlan
 from locustfiles.suite.figures import results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.recorder import Recorder
@@ -113,16 +111,13 @@ class KeptRun(LoadRun):
 
     def on_test_start(self, environment, **_):
         now = time.time()
-        if self.environment.shape_class is None and not isinstance(self.plan, LivePlan):
+        if self.environment.shape_class is None and not self.plan.follows_users:
             # The web UI's form (or -u) sets the users, not the profile's shape: say so.
             self.profile = profiles.get("manual")
             self.rules = thresholds.parse(self.env.get("THRESHOLDS") or self.profile.thresholds)
-        if isinstance(self.plan, LivePlan) or self.profile.name == "manual":
-            self.plan = self.profile.plan(self.env)
-            self.t0 = float(math.floor(now))
-            self.plan.begin(self.runner.target_user_count or 0, now - self.t0)
-        else:
-            self.t0 = float(math.ceil(now))  # the first step starts on a whole second
+        if self.plan.follows_users or self.profile.name == "manual":
+            self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
+        self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
         runs = Path(get("VAR_DIR", self.env)) / "runs"
         self.run_dir = folder.new_run_dir(self.options.suite_run_dir, runs, self.profile.name)
@@ -164,13 +159,6 @@ class KeptRun(LoadRun):
 
     # --- step boundaries -------------------------------------------------------------------
 
-    def _step_end(self, index: int) -> float:
-        """Seconds after t0 at which step ``index`` ends (a live plan's last: not yet known)."""
-        steps = self.plan.steps
-        if index + 1 < len(steps):
-            return steps[index + 1].start
-        return math.inf if isinstance(self.plan, LivePlan) else steps[index].end
-
     def _watch(self):
         """Read the servers at each step boundary (and every few seconds for peak memory), note
         the users running each second, and follow the web UI's user count in a live plan."""
@@ -184,9 +172,10 @@ class KeptRun(LoadRun):
             now = time.time()
             offset = now - self.t0
             self.recorder.timeline.users(int(offset), self.runner.user_count)
-            if isinstance(self.plan, LivePlan):
-                self.plan.change(self.runner.target_user_count, offset)
-            while self._reading_step < len(self.plan.steps) and offset >= self._step_end(self._reading_step):
+            self.plan.follow(self.runner.target_user_count, offset)
+            while self._reading_step < len(self.plan.steps) and offset >= self.plan.step_end(
+                self._reading_step
+            ):
                 self._close_reading(self._reading_step)
                 self._reading_step += 1
             if now - last_peak >= 5:
@@ -194,7 +183,7 @@ class KeptRun(LoadRun):
                 last_peak = now
             if self._reading_step >= len(self.plan.steps):
                 return
-            wait = min(1.0, self.t0 + self._step_end(self._reading_step) - time.time())
+            wait = min(1.0, self.t0 + self.plan.step_end(self._reading_step) - time.time())
             gevent.sleep(max(0.05, wait))
 
     def _close_reading(self, index: int) -> None:
@@ -245,7 +234,7 @@ class KeptRun(LoadRun):
             name = f"warm-up ({_num(step.target_rpm)} RPM, not judged)"
         else:
             number = index + 1 - (self.plan.warm_up is not None)
-            count = len(self.plan.measured) if not isinstance(self.plan, LivePlan) else "?"
+            count = self.plan.step_count or "?"
             name = f"step {number}/{count} ({self.profile.label(step)})"
         self.progress(
             f"{name}, {step.start + step.seconds:g}/{total} s: "
@@ -288,8 +277,7 @@ class KeptRun(LoadRun):
         now = time.time()
         # Wait for the watcher to end: the reading below must not start while it is mid-step.
         gevent.killall(self.greenlets, block=True, timeout=10)
-        if isinstance(self.plan, LivePlan):
-            self.plan.stop(now - self.t0)
+        self.plan.stop(now - self.t0)
         self.collect_last()
         # The step under way when the run stopped gets its reading too.
         step = self._reading_step
@@ -301,7 +289,7 @@ class KeptRun(LoadRun):
             if now > self.t0 + self.plan.steps[index].start:
                 self._print_step(index)
         summary = self.finish(now)
-        if isinstance(self.plan, LivePlan) and not self.options.suite_run_dir:
+        if self.plan.follows_users and not self.options.suite_run_dir:
             self.run_dir = folder.rename_for(self.run_dir, summary)
         report.write(summary, self.run_dir)
         if not summary["verdict"]["passed"]:
