@@ -3,7 +3,6 @@ it: the order API, the dashboard, the fulfilment retry, the load suite's audit a
 run; and the index audit, which fails if any statement of any request path reads a number of
 rows that grows with the orders."""
 
-import json
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from common.contract import preload_plan as plan
 from tests.integration.helpers import staff_session
 from tests.support import mysql, tokens
 from tests.support.stack import stack_environment, stack_stop, stack_up
+from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
@@ -160,7 +160,7 @@ def test_a_short_load_run_on_the_preloaded_database_loses_nothing(preloaded):
         {**preloaded, "USERS": "3", "STEP_SECONDS": "8"}, "locustfiles.suite.run", "smoke", timeout=300
     )
     folder = Path(done.stdout.strip().splitlines()[-1])
-    summary = json.loads((folder / "summary.json").read_text())
+    summary = read_summary(folder)
     result = summary["audit"]
     assert result["passed"] and result["lost"] == 0 and result["duplicates"] == 0, result
     # The audit counts the run's orders only: those above the preloaded ones.

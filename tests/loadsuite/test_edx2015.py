@@ -3,7 +3,6 @@ stack, each task set alone and the 50:1 mix, through the suite's runner: no fail
 task exception, purchases made, and every one of them found by the audit, Complete and
 enrolled. Its waits are a fifth of 3-5 s (EDX2015_WAIT_SCALE) to keep the runs short."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import edx2015_wire
+from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ def run_client(stack_env, task_set: str, users: int = 3, seconds: int = 8) -> tu
     )
     folder = Path(done.stdout.strip().splitlines()[-1])
     assert (folder / "summary.json").exists(), done.stdout + done.stderr
-    return done.returncode, json.loads((folder / "summary.json").read_text()), done.stdout
+    return done.returncode, read_summary(folder), done.stdout
 
 
 def assert_every_purchase_audited(summary: dict, purchases: int) -> None:

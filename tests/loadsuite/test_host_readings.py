@@ -298,9 +298,9 @@ def test_a_workers_cpu_is_divided_by_its_own_clock_however_far_off_the_masters()
     count included: 30 s ahead of the master's, its first step still reads its true share."""
     from types import SimpleNamespace
 
-    from locustfiles.suite.run.keeper import KeptRun
+    from locustfiles.suite.run.roles import MasterRun
 
-    run = object.__new__(KeptRun)  # the master's bookkeeping only: no Locust environment
+    run = object.__new__(MasterRun)  # the master's bookkeeping only: no Locust environment
     run.environment = SimpleNamespace(runner=None)
     run.env = {"READINGS_HOST_NAME": "locust-1"}
     master_now = time.time()

@@ -2,7 +2,6 @@
 process group during the measured step, the flame graphs and top frames in the run folder and
 the report, and every py-spy stopped, also when the run is interrupted."""
 
-import json
 import signal
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import psutil
 import pytest
 
 from tests.loadsuite.test_profiles import ROOT, assert_nothing_lost, run
+from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +89,7 @@ def test_an_interrupted_profile_run_stops_every_py_spy_and_reports_what_it_sampl
             runner.wait()
     assert folder == Path(output.strip().splitlines()[-1])
     assert not py_spies(folder)
-    summary = json.loads((folder / "summary.json").read_text())
+    summary = read_summary(folder)
     found = summary["profiling"]
     assert found["taken"] and found["seconds"] < 20
     assert found["groups"]["ecommerce"]["samples"] > 0

@@ -24,6 +24,7 @@ from locustfiles.suite.users import paid_journey
 from locustfiles.suite.verdict import audit
 from tests.loadsuite.conftest import DATABASES
 from tests.support.stack import LocustWebUI
+from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +44,7 @@ def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
     )
     folder = Path(done.stdout.strip().splitlines()[-1])
     assert (folder / "summary.json").exists(), done.stdout + done.stderr
-    return done.returncode, folder, json.loads((folder / "summary.json").read_text())
+    return done.returncode, folder, read_summary(folder)
 
 
 def assert_nothing_lost(summary):
@@ -407,7 +408,7 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         assert wait_until(lambda: (folder / "summary.json").exists(), 30), ui.log()
         # Locust's counts once it says it stopped: final (an earlier, cached answer may not be).
         assert wait_until(lambda: locust_stats().get("state") == "stopped", 30), ui.log()
-        return folder, json.loads((folder / "summary.json").read_text()), locust_stats()
+        return folder, read_summary(folder), locust_stats()
 
     def new_folders():
         return {f for f in runs.glob("*") if f.is_dir()} - before

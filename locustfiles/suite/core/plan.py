@@ -44,11 +44,37 @@ class Step:
 
 @dataclass
 class Plan:
+    """A plan written before the run: the profile's shape sets the users, step by step."""
+
     profile: str
     steps: list[Step]
     open_model: bool
     users: int  # the users Locust runs at most (open model: enough to keep arrivals on time)
     grace: int = 6  # capacity: seconds after a step ends before it is judged
+    follows_users = False  # (a class fact, not a field) LivePlan: the users set by hand make it
+
+    def t0_for(self, now: float, users: int) -> float:
+        """The run's t0 for a test that started at ``now``: its first step starts on a whole
+        second."""
+        return float(math.ceil(now))
+
+    def step_end(self, index: int) -> float:
+        """Seconds after t0 at which step ``index`` ends: where the next one starts."""
+        if index + 1 < len(self.steps):
+            return self.steps[index + 1].start
+        return self.steps[index].end
+
+    def follow(self, users: int, offset: float) -> None:
+        """The users running ``offset`` seconds after t0: this plan set them, it has nothing to
+        learn from them."""
+
+    def stop(self, offset: float) -> None:
+        """The run stopped ``offset`` seconds after t0: this plan's steps stay as written."""
+
+    @property
+    def step_count(self) -> int | None:
+        """How many steps are measured (None: not known before the run ends)."""
+        return len(self.measured)
 
     @property
     def seconds(self) -> int:
@@ -107,11 +133,30 @@ class LivePlan(Plan):
     really lasted (the first starts when the run did, the last ends when it stopped), so its
     rates are honest; whole-second bounds decide which step a request belongs to."""
 
+    follows_users = True
+
     def __init__(self, profile: str = "manual"):
         super().__init__(profile, [], open_model=False, users=0)
         self.bounds: list[int] = []  # whole seconds after t0 at which each step starts
         self.begun = 0.0  # seconds after t0 at which the run really started
         self.stopped: float | None = None
+
+    def t0_for(self, now: float, users: int) -> float:
+        """t0 is the whole second the test started in; its first step has ``users``."""
+        t0 = float(math.floor(now))
+        self.begin(users, now - t0)
+        return t0
+
+    def step_end(self, index: int) -> float:
+        """The last step's end is not known until the run stops."""
+        return super().step_end(index) if index + 1 < len(self.steps) else math.inf
+
+    def follow(self, users: int, offset: float) -> None:
+        self.change(users, offset)
+
+    @property
+    def step_count(self) -> int | None:
+        return None
 
     def begin(self, users: int, begun: float) -> None:
         self.steps, self.bounds, self.begun, self.stopped = [], [0], begun, None

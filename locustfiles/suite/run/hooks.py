@@ -4,19 +4,19 @@ init event creates, the way Locust's own runner and stats hang off the environme
 locustfile takes its shape from ``use("ramp")``, which makes "ramp" the profile unless PROFILE
 says otherwise.
 
-The run object depends on the process's role, which Locust knows only once its runner exists:
-a worker's (session.LoadRun) records and sends, and imports nothing that reports; the process
-that keeps the results (the local runner or the master) makes a keeper.KeptRun, and only then
-imports the reporting stack (Jinja2, matplotlib, numpy).
+The run object is the role's class, as Locust's runner is, which Locust knows only once its
+runner exists: a worker's (session.WorkerRun) records and sends, and imports nothing that
+reports; the process that keeps the results makes a roles.LocalRun (the local runner) or a
+roles.MasterRun, and only then imports the reporting stack (Jinja2, matplotlib, numpy).
 """
 
 import os
 
 from locust import events
-from locust.runners import WorkerRunner
+from locust.runners import MasterRunner, WorkerRunner
 
 from common.environment import given
-from locustfiles.suite.run.session import LoadRun
+from locustfiles.suite.run.session import WorkerRun
 from locustfiles.suite.users.shape import SuiteShape
 
 
@@ -38,11 +38,12 @@ def _init(environment, **_):
         return
     profile = given("PROFILE") or "manual"
     if isinstance(environment.runner, WorkerRunner):
-        environment.suite = LoadRun(environment, profile, os.environ)
+        environment.suite = WorkerRun(environment, profile, os.environ)
     else:
         # Imported here, in the process that keeps the results only: a Locust worker never
         # loads the reports (pyproject.toml names this file's exception to PLC0415).
-        from locustfiles.suite.run.keeper import KeptRun
+        from locustfiles.suite.run.roles import LocalRun, MasterRun
 
-        environment.suite = KeptRun(environment, profile, os.environ)
+        role = MasterRun if isinstance(environment.runner, MasterRunner) else LocalRun
+        environment.suite = role(environment, profile, os.environ)
     environment.suite.attach()

@@ -1,13 +1,14 @@
-"""One load run, as Locust's environment holds it (``environment.suite``).
+"""One load run, as Locust's environment holds it (``environment.suite``): one class per role,
+as Locust's runners are (LocalRunner, MasterRunner, WorkerRunner), sharing ``LoadRun``.
 
-Every Locust process has one. Where users run (the local runner, or each worker) it records
-requests, skipped arrivals and answered order numbers (record/recorder.py); a worker sends them,
-and its own CPU time, with every report to the master, and takes the run's start time and plan
-from the master's ``suite_start`` message. This class is a Locust worker's whole run object: it
+``WorkerRun`` (here) is a Locust worker's: it records requests, skipped arrivals and answered
+order numbers (record/recorder.py), sends them and its own CPU time with every report to the
+master, and takes the run's start time and plan from the master's ``suite_start`` message. It
 imports no profile behaviour and nothing that reports.
 
-Where results are kept (the local runner, or the master) the run object is a keeper.KeptRun:
-this class with the results' side (run/hooks.py picks the class).
+Where results are kept the run object is a run/roles.py ``LocalRun`` (it runs the users too)
+or ``MasterRun``: keeper.KeptRun's steps, readings, audit and report with that role's side
+(run/hooks.py picks the class).
 """
 
 import json
@@ -19,7 +20,6 @@ from pathlib import Path
 
 import gevent
 import psutil
-from locust.runners import MasterRunner
 
 from common.contract.server_timing import parse as parse_server_timing
 from common.environment import get, given
@@ -31,6 +31,9 @@ logger = logging.getLogger("suite")
 
 
 class LoadRun:
+    """What every role's run object has: the plan and its clock, the recorder, the users' API
+    (wait_for_clock, answered, stopping) and the listeners of every process."""
+
     def __init__(self, environment, profile: str, env):
         self.environment = environment
         self.env = env
@@ -43,8 +46,6 @@ class LoadRun:
         self.workers = 1
         self.stopping = False
         self.request_log = None
-        self.cpu_at_start = _own_cpu_seconds()  # a worker's, when the run's start reached it
-        self.cpu_started_at = time.time()
 
     # --- wiring -----------------------------------------------------------------------------
 
@@ -52,25 +53,24 @@ class LoadRun:
     def runner(self):
         return self.environment.runner
 
-    @property
-    def distributed(self) -> bool:
-        return isinstance(self.runner, MasterRunner)
-
     def attach(self) -> None:
         events = self.environment.events
-        events.request.add_listener(self.on_request)
-        events.report_to_master.add_listener(self.on_report_to_master)
         events.test_stopping.add_listener(self.on_stopping)
         events.test_stop.add_listener(self.on_test_stop)
         self.attach_role()
-        if given("REQUEST_LOG", self.env) and not self.distributed:
+
+    def attach_role(self) -> None:
+        """The listeners of this role's process."""
+        raise NotImplementedError
+
+    def record_requests(self) -> None:
+        """In a process that runs users: every request into the recorder (and, with
+        REQUEST_LOG, one line each into requests-<pid>.csv)."""
+        self.environment.events.request.add_listener(self.on_request)
+        if given("REQUEST_LOG", self.env):
             folder = Path(self.options.suite_run_dir or ".")
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115
-
-    def attach_role(self) -> None:
-        """A worker takes the run's start from the master."""
-        self.runner.register_message("suite_start", self.on_start_message)
 
     @property
     def host_name(self) -> str:
@@ -109,28 +109,10 @@ class LoadRun:
     def answered(self, order_number: str, started: float) -> None:
         self.recorder.answered(order_number, started)
 
-    def on_report_to_master(self, client_id, data):
-        data["suite"] = self.recorder.drain()
-        # CPU since the run began here: the master counts a worker from 0 at the run's start,
-        # and the worker's start-up (importing Locust, gevent, the suite) is not the run's.
-        # The times are the worker's own clock at both ends: the master never mixes in its own.
-        used = _own_cpu_seconds() - self.cpu_at_start
-        name = f"worker-{self.runner.worker_index}"
-        data["suite_cpu"] = [name, time.time(), used, self.cpu_started_at, self.host_name]
-
     def on_stopping(self, environment, **_):
         """No new journey starts once the test is stopping (open-model users may be asleep
         until an arrival that is now not to happen)."""
         self.stopping = True
-
-    def on_start_message(self, environment, msg, **_):
-        self.cpu_at_start = _own_cpu_seconds()
-        self.cpu_started_at = time.time()
-        self.stopping = False
-        self.t0, self.workers = msg.data["t0"], msg.data["workers"]
-        self.plan = Plan.from_dict(msg.data["plan"])
-        self.recorder.t0 = self.t0
-        self.clock = ArrivalClock(self.plan, self.t0, self.runner.worker_index, self.workers)
 
     def wait_for_clock(self) -> ArrivalClock:
         """Open-model users wait here until the run's start time has reached this process."""
@@ -143,6 +125,38 @@ class LoadRun:
     def on_test_stop(self, environment, **_):
         if self.request_log:
             self.request_log.flush()
+
+
+class WorkerRun(LoadRun):
+    """A Locust worker's run: records and reports; the run's start comes from the master."""
+
+    def __init__(self, environment, profile: str, env):
+        super().__init__(environment, profile, env)
+        self.cpu_at_start = _own_cpu_seconds()  # reset when the run's start reaches this worker
+        self.cpu_started_at = time.time()
+
+    def attach_role(self) -> None:
+        self.record_requests()
+        self.environment.events.report_to_master.add_listener(self.on_report_to_master)
+        self.runner.register_message("suite_start", self.on_start_message)
+
+    def on_report_to_master(self, client_id, data):
+        data["suite"] = self.recorder.drain()
+        # CPU since the run began here: the master counts a worker from 0 at the run's start,
+        # and the worker's start-up (importing Locust, gevent, the suite) is not the run's.
+        # The times are the worker's own clock at both ends: the master never mixes in its own.
+        used = _own_cpu_seconds() - self.cpu_at_start
+        name = f"worker-{self.runner.worker_index}"
+        data["suite_cpu"] = [name, time.time(), used, self.cpu_started_at, self.host_name]
+
+    def on_start_message(self, environment, msg, **_):
+        self.cpu_at_start = _own_cpu_seconds()
+        self.cpu_started_at = time.time()
+        self.stopping = False
+        self.t0, self.workers = msg.data["t0"], msg.data["workers"]
+        self.plan = Plan.from_dict(msg.data["plan"])
+        self.recorder.t0 = self.t0
+        self.clock = ArrivalClock(self.plan, self.t0, self.runner.worker_index, self.workers)
 
 
 def _is_json(text: str | None) -> bool:

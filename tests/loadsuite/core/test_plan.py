@@ -133,3 +133,24 @@ def test_each_claimed_arrival_names_its_index_in_the_whole_plan():
     assert sorted(taken) == [(k, 1000.0 + p.arrival_offset(k)) for k in range(10)]
     late = plan.ArrivalClock(p, t0=1000.0)
     assert late.claim_arrival(now=1005.4) == (4, 1004.5, [1000.5, 1001.5, 1002.5, 1003.5])
+
+
+def test_a_written_plan_starts_on_the_next_whole_second_and_ignores_the_user_count():
+    p = catalogue.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
+    assert p.t0_for(1000.2, users=7) == 1001.0
+    assert [p.step_end(0), p.step_end(1)] == [10, 20]
+    p.follow(7, 3.0)
+    p.stop(5.0)
+    assert [(s.start, s.seconds, s.users) for s in p.steps] == [(0, 10, 1), (10, 10, 2)]
+    assert p.step_count == 2 and not p.follows_users
+
+
+def test_a_live_plan_starts_in_its_whole_second_and_follows_the_user_count():
+    p = plan.LivePlan()
+    assert p.t0_for(1000.4, users=3) == 1000.0
+    assert p.step_end(0) == float("inf")  # the last step ends when the run stops
+    p.follow(1, 6.3)
+    assert [(s.start, s.users) for s in p.steps] == [(0, 3), (7, 1)]
+    assert p.step_end(0) == 7 and p.step_end(1) == float("inf")
+    p.stop(10.5)
+    assert p.seconds == 10.5 and p.step_count is None and p.follows_users

@@ -1,0 +1,258 @@
+"""summary.json as types: the contract CI systems, `make compare` and the reports read.
+
+One TypedDict per object the run writes (run/summary.py and the profiles' hooks);
+docs/summary.schema.json is generated from these (core/json_schema.py, written by
+``python -m locustfiles.suite.tools.summary_schema``). Keys are only ever added: a new key is
+typed here first, SCHEMA_VERSION goes up, and the schema is written again. The objects in
+CLOSED list every key they may hold (the schema refuses others); the rest name the keys their
+readers rely on and may carry more (a step's server readings, a profile's figures).
+
+A number is ``float`` (JSON's number: an integer is one too); ``Any`` is any JSON value.
+"""
+
+from typing import Any, NotRequired, TypedDict
+
+# 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
+SCHEMA_VERSION = 1
+
+
+class Row(TypedDict):
+    """One endpoint's requests over a step, or over the run (figures/results.py's _row)."""
+
+    requests: int
+    failures: int
+    errors: float | None
+    rps: float | None
+    rpm: float | None
+    arrivals: int
+    missed: int
+    missed_rate: float
+    mean: float | None
+    p50: float | None
+    p66: float | None
+    p75: float | None
+    p80: float | None
+    p90: float | None
+    p95: float | None
+    p98: float | None
+    p99: float | None
+    p100: float | None
+    thin: list[str]  # the percentile keys too few samples support
+    statuses: dict[str, int]
+    refusals: dict[str, int]
+    shed: int
+    unshed_failures: int
+    accepted: dict[str, float | None]  # the 2xx answers' percentiles
+    server_timing: dict[str, Any]
+
+
+class OverallRow(Row):
+    """The order endpoint over the measured steps, with every endpoint beside it."""
+
+    label: str
+    endpoints: dict[str, Row]
+    unshed: float | None
+
+
+class StepRow(OverallRow):
+    """One step (or soak bucket): the plan's step, its requests, and the servers' reading at
+    its end (record/sampler.py; absent when the step's reading was not taken)."""
+
+    index: int
+    start: float
+    users: int | None
+    target_rpm: float | None
+    fault: str | None
+    seconds: float
+    degraded_from: NotRequired[int]
+    degraded_until: NotRequired[int]
+    held: NotRequired[bool]  # capacity: the step kept the thresholds
+    reading_seconds: NotRequired[float]
+    cpu_percent: NotRequired[dict[str, Any]]
+    cpu_ms: NotRequired[dict[str, Any]]
+    cpu_ms_per_purchase: NotRequired[dict[str, float | None]]
+    purchases: NotRequired[int]
+    purchases_by_kind: NotRequired[dict[str, int]]
+    machine_cores: NotRequired[int]
+    machine_cpu_percent: NotRequired[float | None]
+    other_cpu_percent: NotRequired[float | None]
+    kernels: NotRequired[int]
+    rss_mb: NotRequired[dict[str, Any]]
+    processes_replaced: NotRequired[dict[str, Any]]
+    hosts: NotRequired[dict[str, Any]]
+    db: NotRequired[dict[str, Any]]
+    db_deltas: NotRequired[dict[str, Any]]
+    db_levels: NotRequired[dict[str, Any]]
+    db_size_mb: NotRequired[float | None]
+    tables: NotRequired[dict[str, Any]]
+    suite_rss_mb: NotRequired[float]
+    locust_cpu: NotRequired[dict[str, float]]
+    locust_cpu_by_host: NotRequired[dict[str, float]]
+    balancer: NotRequired[dict[str, Any]]
+
+
+class PlanSummary(TypedDict):
+    """core/plan.py's Plan.as_dict."""
+
+    profile: str
+    steps: list[dict[str, Any]]
+    open_model: bool
+    users: int
+    seconds: float | None
+
+
+class EndpointsOfStep(TypedDict):
+    index: int
+    label: str
+    endpoints: dict[str, Row]
+
+
+class Endpoints(TypedDict):
+    steps: list[EndpointsOfStep]
+    overall: dict[str, Row]
+
+
+class Timeline(TypedDict):
+    bucket_seconds: float
+    points: list[dict[str, Any]]
+    step_starts: list[float]
+    step_labels: list[str]
+
+
+class Load(TypedDict):
+    host: str | None
+    users: int | None
+    spawn_rate: float | None
+    locust_workers: int
+    locust_hosts: dict[str, str]
+    locust_workers_expected: int | None
+
+
+class LoadGenerator(TypedDict):
+    """The busiest Locust process, and whether it neared a full core."""
+
+    peak_cpu_percent: float | None
+    process: str | None
+    saturated: bool
+    threshold_percent: float
+
+
+class CpuAccounting(TypedDict):
+    cpu_ms: dict[str, Any]
+    cpu_ms_per_purchase: dict[str, float | None]
+    mix: dict[str, Any]
+    purchases: int
+    seconds: float
+
+
+class Audit(TypedDict):
+    """verdict/audit.py's "nothing lost" audit; an audit that could not run says why (error)."""
+
+    passed: bool
+    successes: int
+    error: NotRequired[str]
+    orders: NotRequired[int]
+    enrollments: NotRequired[int]
+    lost: NotRequired[int]
+    duplicates: NotRequired[int]
+    partial: NotRequired[int]
+    unanswered: NotRequired[int]
+    enrollments_missing: NotRequired[int]
+    answered_numbers: NotRequired[int]
+    lost_examples: NotRequired[list[Any]]
+    orders_by_status: NotRequired[dict[str, int]]
+    statuses: NotRequired[dict[str, str]]
+    payments: NotRequired[dict[str, Any]]
+
+
+class Db(TypedDict):
+    """MariaDB's counters over the whole run, warm-up included (as the audit)."""
+
+    commits: int
+    row_lock_waits: int
+    connections_opened: int
+    slow_queries: int
+
+
+class Sql(TypedDict):
+    slow_query_seconds: float | None
+    top: NotRequired[list[dict[str, Any]]]
+    no_index: NotRequired[list[dict[str, Any]]]
+    background: NotRequired[list[dict[str, Any]]]
+
+
+class Verdict(TypedDict):
+    thresholds: list[dict[str, Any]]
+    passed: bool
+    reasons: list[str]
+
+
+class Finding(TypedDict):
+    level: str
+    text: str
+
+
+class RetryFulfillment(TypedDict):
+    """chaos: retry_fulfillment --all after the load, as an operator would run it."""
+
+    exit_code: int
+    summary: str
+
+
+class Profiling(TypedDict):
+    """make profile's py-spy recordings."""
+
+    taken: bool
+    reason: str | None
+    groups: dict[str, Any]
+    tool: NotRequired[str]
+    rate_hz: NotRequired[float]
+    seconds: NotRequired[float]
+
+
+class Summary(TypedDict):
+    """summary.json. The profile-specific keys are NotRequired: capacity writes capacity_rpm,
+    capacity_steps_held and scalability; soak trend; overload overload; chaos retry_fulfillment
+    and reliability; edx2015 client; profile profiling; a run behind HAProxy balancer."""
+
+    schema_version: int
+    profile: str
+    started_from: str
+    t0: float
+    started: str
+    finished: str
+    seconds: float
+    config: dict[str, Any]
+    plan: PlanSummary
+    warm_up: StepRow | None
+    steps: list[StepRow]
+    overall: OverallRow
+    endpoints: Endpoints
+    timeline: Timeline
+    outside_plan_requests: dict[str, int]
+    error_examples: dict[str, list[str]]
+    load: Load
+    load_generator: LoadGenerator
+    profile_sections: list[str]
+    cpu_accounting: CpuAccounting
+    cpu_ms_per_purchase: dict[str, float | None]
+    audit: Audit
+    db: Db
+    sql: Sql
+    verdict: Verdict
+    provenance: dict[str, Any]
+    findings: list[Finding]
+    balancer: NotRequired[dict[str, Any]]
+    retry_fulfillment: NotRequired[RetryFulfillment]
+    reliability: NotRequired[list[dict[str, Any]]]
+    profiling: NotRequired[Profiling]
+    overload: NotRequired[dict[str, Any]]
+    capacity_rpm: NotRequired[float | None]
+    capacity_steps_held: NotRequired[int]
+    scalability: NotRequired[dict[str, Any]]
+    trend: NotRequired[dict[str, Any]]
+    client: NotRequired[dict[str, Any]]
+
+
+# The objects whose every key is listed above: the schema refuses a key they do not name.
+CLOSED = (Summary, Endpoints, EndpointsOfStep, Timeline, Load, LoadGenerator, Db, Verdict, Finding)

@@ -1,0 +1,33 @@
+"""The run folder: var/runs/<stamp>-<profile>/ (or the one --suite-run-dir names), and a
+hand-made run's name once it is known what ran."""
+
+import datetime
+from pathlib import Path
+
+
+def new_run_dir(given: str, runs: Path, profile: str) -> Path:
+    """``given`` if it holds no finished run yet, else a new <stamp>-<profile> beside it (or
+    under ``runs`` when none was given): another test of the same web UI session."""
+    if given and not (Path(given) / "summary.json").exists():
+        folder = Path(given)
+    else:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        base = Path(given).parent if given else runs
+        folder = base / f"{stamp}-{profile}"
+        suffix = 1
+        while folder.exists():
+            suffix += 1
+            folder = base / f"{stamp}-{profile}-{suffix}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def rename_for(run_dir: Path, summary: dict) -> Path:
+    """A hand-made run's folder says what ran: <stamp>-manual-3-users, or 1-to-5-users."""
+    counts = [row["users"] for row in summary["steps"]]
+    users = f"{counts[0]}" if len(set(counts)) == 1 else f"{min(counts)}-to-{max(counts)}"
+    target = run_dir.with_name(f"{run_dir.name}-{users}-user{'s' if counts != [1] else ''}")
+    if target.exists() or not counts:
+        return run_dir
+    run_dir.rename(target)
+    return target

@@ -1,0 +1,177 @@
+"""summary.json from what a run recorded, read and audited (core/summary.py's Summary).
+
+Two pure functions, on either side of the profile's own measurement after the audit
+(Behaviour.finish: chaos's per-step audit, py-spy's results, edX's client figures), which the
+keeper (run/keeper.py) runs between them: ``measured`` gives the rows, the run's figures and
+what was read; ``judged`` adds the verdict, the provenance and the findings. Neither reads a
+clock, a file, a database or Locust.
+"""
+
+import datetime
+from dataclasses import dataclass
+
+from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.core.summary import SCHEMA_VERSION, Summary
+from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.profiles import Behaviour
+from locustfiles.suite.record import balancer
+from locustfiles.suite.record.recorder import Recorder
+from locustfiles.suite.verdict import audit, findings
+
+
+@dataclass
+class Recorded:
+    """What the run recorded: its plan, the users' requests (folded by the recorder), the
+    servers' reading at each step's end, and when it began, started its steps and finished."""
+
+    plan: Plan
+    recorder: Recorder
+    readings: dict[int, dict]
+    begun: float
+    t0: float
+    finished: float
+    broken: int | None = None  # capacity: the step that broke the thresholds; later ones are cut
+
+
+@dataclass
+class Read:
+    """What the keeper read and audited after the load (the config: as the run began)."""
+
+    config: dict  # SUITE_CONFIG: the settings the stack ran with
+    started_from: str  # "headless" or "web UI"
+    load: dict  # host, spawn_rate, locust_workers, locust_hosts, locust_workers_expected
+    weights: dict | None  # the learners' configured mix; None for edX's client (its own)
+    settled: dict  # the profile's settle(): work after the load, before the audit
+    audit: dict
+    sql: dict  # statement digests over the run, and MariaDB's long_query_time
+    behind_balancer: bool = False  # BALANCER_STATS_URL: HAProxy's counts in every step
+
+
+def successes(profile: Behaviour, recorder: Recorder) -> int:
+    """Purchases answered during the run: what the audit must find committed."""
+    return results.successes(recorder.steps, recorder.outside_plan, profile.purchase_endpoints)
+
+
+def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
+    """The summary up to the profile's own measurement: every row, figure and reading."""
+    plan, recorder = recorded.plan, recorded.recorder
+    warm_up, ran, every = _rows(profile, recorded)
+    overall = results.overall_row(plan, recorder.steps, up_to=ran[-1]["index"] + 1 if ran else 0)
+    overall["label"] = "all"
+    users = max((r["users"] or 0 for r in ran), default=0) or plan.users
+    summary = {
+        "schema_version": SCHEMA_VERSION,
+        "profile": profile.name,
+        "started_from": read.started_from,
+        "t0": recorded.t0,
+        "started": _moment(recorded.begun),
+        "finished": _moment(recorded.finished),
+        "seconds": round(recorded.finished - recorded.begun, 1),
+        "config": {**read.config, "locust_workers": read.load["locust_workers"]},
+        "plan": plan.as_dict(),
+        "warm_up": warm_up,
+        "steps": ran,
+        "overall": overall,
+        "endpoints": {
+            "steps": [{key: r[key] for key in ("index", "label", "endpoints")} for r in ran],
+            "overall": overall["endpoints"],
+        },
+        "timeline": _timeline(recorded, every),
+        "outside_plan_requests": {name: e.histogram.total for name, e in recorder.outside_plan.items()},
+        "error_examples": recorder.examples,
+        "load": {"host": read.load["host"], "users": users, **read.load},
+        "load_generator": _load_generator(every),
+        "profile_sections": list(profile.sections),
+    }
+    summary["cpu_accounting"] = cpu.run_accounting(ran, read.weights)
+    summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
+    summary.update(read.settled)
+    summary["audit"] = read.audit
+    summary["db"] = _db_totals(every)  # the whole run, as the audit
+    if read.behind_balancer:
+        summary["balancer"] = balancer.summary(ran)
+    summary["sql"] = read.sql
+    return summary
+
+
+def judged(summary: Summary, profile: Behaviour, rules: list, provenance: dict) -> Summary:
+    """The summary with its verdict (the audit, then the profile's judging, which may add its
+    figures), the provenance and the findings over all of it."""
+    summary["verdict"] = verdict(summary, profile, rules)
+    summary["provenance"] = provenance
+    summary["findings"] = findings.findings(summary)
+    return summary
+
+
+def verdict(summary: Summary, profile: Behaviour, rules: list) -> dict:
+    reasons = []
+    audit_result = summary["audit"]
+    if not audit_result.get("passed"):
+        reasons.append(
+            "audit failed: "
+            + (
+                audit_result.get("error")
+                or ", ".join(audit.problems(audit_result))
+                or f"lost {audit_result.get('lost')}, duplicates {audit_result.get('duplicates')}"
+            )
+        )
+    checks, failed = profile.judge(summary, rules)
+    return {"thresholds": checks, "passed": not (reasons + failed), "reasons": reasons + failed}
+
+
+def _rows(profile: Behaviour, recorded: Recorded) -> tuple[dict | None, list[dict], list[dict]]:
+    """(the warm-up's row or None, the measured steps' rows, every row that ran): the steps
+    that began before the run finished, those after a broken capacity step cut."""
+    plan = recorded.plan
+    rows = results.step_rows(plan, recorded.recorder.steps, recorded.readings)
+    ran = [r for r in rows if recorded.t0 + plan.steps[r["index"]].start < recorded.finished]
+    if recorded.broken is not None:
+        ran = [r for r in ran if r["index"] <= recorded.broken]
+    for row in ran:
+        row["label"] = profile.label(plan.steps[row["index"]])
+        cpu.account(row, profile.purchase_endpoints)
+    # A warm-up is reported apart: not a step, not in "all", thresholds or verdict.
+    warm_up = next((r for r in ran if plan.steps[r["index"]].warm_up), None)
+    return warm_up, [r for r in ran if r is not warm_up], ran
+
+
+def _moment(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds).isoformat(timespec="seconds")
+
+
+def _timeline(recorded: Recorded, rows: list[dict]) -> dict:
+    timeline = recorded.recorder.timeline
+    return {
+        "bucket_seconds": timeline.bucket_seconds,
+        "points": timeline.points(),
+        "step_starts": [recorded.plan.steps[r["index"]].start for r in rows],
+        "step_labels": [r["label"] for r in rows],
+    }
+
+
+def _load_generator(rows: list[dict]) -> dict:
+    """The busiest Locust process of the run, and whether it neared a full core (then the
+    figures measure the load generator as much as the service)."""
+    peak, process = 0.0, None
+    for row in rows:
+        for name, percent in (row.get("locust_cpu") or {}).items():
+            if percent >= peak:
+                peak, process = percent, name
+    return {
+        "peak_cpu_percent": peak if process else None,
+        "process": process,
+        "saturated": peak >= findings.NEAR_FULL_CORE,
+        "threshold_percent": findings.NEAR_FULL_CORE,
+    }
+
+
+def _db_totals(rows: list[dict]) -> dict:
+    def total(key):
+        return sum((r.get("db_deltas") or {}).get(key, 0) for r in rows)
+
+    return {
+        "commits": total("Com_commit"),
+        "row_lock_waits": total("Innodb_row_lock_waits"),
+        "connections_opened": total("Connections"),
+        "slow_queries": total("Slow_queries"),
+    }

@@ -1,0 +1,37 @@
+"""Issue 30's limits on the load suite's shape: no module a reader must scroll through (over 400
+lines) and no function over 60 lines, but those named here with the reason they remain."""
+
+import ast
+from pathlib import Path
+
+SUITE = Path(__file__).resolve().parents[2] / "locustfiles"
+MODULE_LINES = 400
+FUNCTION_LINES = 60
+# path relative to locustfiles/ (and function name): why it is still over the limit.
+EXCEPTIONS: dict[str, str] = {}
+
+
+def _python_files() -> list[Path]:
+    return sorted(SUITE.rglob("*.py"))
+
+
+def test_no_suite_module_is_over_400_lines():
+    over = {
+        str(path.relative_to(SUITE)): path.read_text().count("\n")
+        for path in _python_files()
+        if path.read_text().count("\n") > MODULE_LINES
+    }
+    assert {name: lines for name, lines in over.items() if name not in EXCEPTIONS} == {}
+
+
+def test_no_suite_function_is_over_60_lines():
+    over = {}
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                name = f"{path.relative_to(SUITE)}:{node.name}"
+                if length > FUNCTION_LINES and name not in EXCEPTIONS:
+                    over[name] = length
+    assert over == {}
+
