@@ -129,7 +129,9 @@ def judged(p, recorder, audit=None) -> tuple[dict, list[dict], list[str]]:
     overload = profiles.get("overload")
     summary = synthetic.summary_for(p, recorder, {"profile_sections": list(overload.sections)})
     summary["audit"] = {**summary["audit"], **(audit or {})}
-    checks, reasons = overload.judge(summary, thresholds.parse(overload.thresholds))
+    rules = thresholds.parse(overload.thresholds)
+    summary.update(overload.figures(summary, rules))
+    checks, reasons = overload.judge(summary, rules)
     summary["verdict"] = {"thresholds": checks, "passed": not reasons, "reasons": reasons}
     return summary, checks, reasons
 

@@ -1,7 +1,7 @@
 """The catalogue of load profiles: one class each, owning what a profile is before it runs
 (its name, help line, defaults, plan, thresholds, step labels and report sections). Every Locust
 process reads it (a worker needs the plan for its arrivals); what a profile does in the process
-that keeps the results (background work, settling, judging) is profiles/behaviour.py's.
+that keeps the results (background work, settling, its figures, judging) is in profiles/.
 
 Standard library and ``common`` only, so that ``python3 -m locustfiles.suite.core.catalogue``
 can print the Makefile's help before the virtualenv exists.
@@ -265,7 +265,7 @@ class Chaos(Profile):
     thresholds = ""  # judged by each fault's expected outcome and the audit
     open_model = True
     sections = ("reliability",)
-    # Its plan is the faults' (their registry and timeouts): profiles/behaviour.py.
+    # Its plan is the faults' (their registry and timeouts): profiles/chaos.py.
 
     def label(self, step: Step) -> str:
         return step.fault or super().label(step)

@@ -2,7 +2,7 @@
 bucket) for the order endpoint, the same row for the whole run, per-endpoint rows, and the
 profile-specific results (capacity, soak trend)."""
 
-from locustfiles.suite.core import refusals
+from locustfiles.suite.core import refusals, thresholds
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
 from locustfiles.suite.core.plan import Plan
@@ -268,3 +268,15 @@ def overload_figures(summary: dict) -> dict:
         "failed_after_payment": after_payment,
         "orders_left_by_refusals": max(0, unanswered - allowed),
     }
+
+
+def capacity_search(rows: list[dict], rules: list) -> dict:
+    """Which steps held the thresholds (with requests), and capacity: the target of the highest
+    step that held below the first that broke (None when the first broke)."""
+    held = [bool(row["requests"]) and thresholds.judge(rules, row)["passed"] for row in rows]
+    capacity = None
+    for row, ok in zip(rows, held, strict=True):
+        if not ok:
+            break
+        capacity = row["target_rpm"]
+    return {"capacity_rpm": capacity, "held": held}

@@ -95,8 +95,9 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
 
 
 def judged(summary: Summary, profile: Behaviour, rules: list, provenance: dict) -> Summary:
-    """The summary with its verdict (the audit, then the profile's judging, which may add its
-    figures), the provenance and the findings over all of it."""
+    """The summary with the profile's figures, its verdict (the audit, then the profile's
+    judging), the provenance and the findings over all of it."""
+    summary.update(profile.figures(summary, rules))
     summary["verdict"] = verdict(summary, profile, rules)
     summary["provenance"] = provenance
     summary["findings"] = findings.findings(summary)

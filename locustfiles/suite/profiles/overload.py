@@ -1,0 +1,27 @@
+"""make overload: judged on the purchases answered 2xx too, and on what refusals left behind."""
+
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.core.text import plural
+from locustfiles.suite.figures import results
+from locustfiles.suite.profiles.base import ACCEPTED, Behaviour
+
+
+class Overload(Behaviour, catalogue.Overload):
+    def figures(self, summary: dict, rules: list) -> dict:
+        return {"overload": results.overload_figures(summary)}
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        checks, reasons = super().judge(summary, rules)
+        accepted = summary["overall"].get("accepted") or {}
+        broken = []
+        for rule in rules:
+            if rule.metric in accepted:
+                ok, value = rule.check(accepted)
+                checks.append({"threshold": str(rule), "scope": ACCEPTED, "value": value, "ok": ok})
+                broken += [] if ok else [f"{rule} ({ACCEPTED})"]
+        if broken:
+            reasons.append("thresholds failed: " + ", ".join(broken))
+        left = summary["overload"]["orders_left_by_refusals"]
+        if left:
+            reasons.append(f"{plural(left, 'order')} committed for purchases that were not answered 2xx")
+        return checks, reasons

@@ -1,0 +1,28 @@
+"""make profile: py-spy records the services beside the load; the run fails when no profile
+was taken."""
+
+from common.environment import get as setting
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.profiles.base import Behaviour
+from locustfiles.suite.profiling.pyspy import Profiler
+
+
+class Profiling(Behaviour, catalogue.Profiling):
+    def background(self, run) -> list:
+        run.profiler = Profiler(run.run_dir, setting("VAR_DIR", run.env), self.rate(run.env), run.distributed)
+        measured = run.plan.measured
+        start, end = run.t0 + measured[0].start, run.t0 + measured[-1].end
+        return [lambda: run.profiler.record(start, end)]
+
+    def finish(self, run, summary: dict) -> None:
+        if run.profiler is None:
+            summary["profiling"] = {"taken": False, "reason": "the profiler did not start", "groups": {}}
+        else:
+            summary["profiling"] = run.profiler.results()
+
+    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+        checks, reasons = super().judge(summary, rules)
+        profiling = summary.get("profiling") or {}
+        if not profiling.get("taken"):
+            reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
+        return checks, reasons
