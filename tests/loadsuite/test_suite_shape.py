@@ -34,4 +34,3 @@ def test_no_suite_function_is_over_60_lines():
                 if length > FUNCTION_LINES and name not in EXCEPTIONS:
                     over[name] = length
     assert over == {}
-
