@@ -10,7 +10,6 @@ from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import LivePlan, Step
 from locustfiles.suite.figures import results
-from locustfiles.suite.record import digests
 from locustfiles.suite.record.recorder import EndpointStats, Timeline
 from locustfiles.suite.report import terminal
 
@@ -107,44 +106,6 @@ def test_the_timeline_keeps_its_totals_when_it_coarsens():
 )
 def test_a_percentile_needs_five_samples_in_its_tail(requests, thin):
     assert results.thin(requests) == thin
-
-
-@pytest.mark.parametrize(
-    "statement, background",
-    [
-        ("SELECT GET_LOCK (?, ?)", True),
-        ("SELECT ? AS `a` FROM `counters_purchaseevent` LIMIT ?", True),
-        ("DELETE FROM `counters_purchaseevent` WHERE `id` = ?", True),
-        (
-            "INSERT INTO `analytics_productrecord` (`product_id`, ...) VALUES (...) "
-            "ON DUPLICATE KEY UPDATE `num_purchases` = `num_purchases` + VALUES (`num_purchases`)",
-            True,
-        ),
-        ("INSERT INTO `counters_purchaseevent` (`product_id`, `quantity`) VALUES (?, ?)", False),
-        ("UPDATE `analytics_productrecord` SET `num_purchases` = (`num_purchases` + ?)", False),
-        ("SELECT * FROM `order_order` WHERE `number` = ?", False),
-    ],
-)
-def test_the_counter_rollups_statements_are_told_from_the_requests(statement, background):
-    assert digests.is_background(statement) is background
-
-
-def test_digest_report_puts_background_statements_apart():
-    def digest(text, ms):
-        return {
-            "schema": "ecommerce",
-            "text": text,
-            "count": 10,
-            "time_ms": ms,
-            "no_index": 0,
-            "no_good_index": 0,
-            "rows_examined": 0,
-        }
-
-    after = {"a": digest("SELECT GET_LOCK (?, ?)", 90), "b": digest("SELECT * FROM `order_order`", 10)}
-    report = digests.digest_report({}, after)
-    assert [d["statement"] for d in report["top"]] == ["SELECT * FROM `order_order`"]
-    assert [d["statement"] for d in report["background"]] == ["SELECT GET_LOCK (?, ?)"]
 
 
 def test_the_terminal_ends_with_verdict_table_and_audit():
