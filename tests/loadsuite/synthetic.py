@@ -188,3 +188,10 @@ def statement(text: str, count: int = 100, no_index: int = 0) -> dict:
         "no_good_index": 0,
         "rows_examined_per_call": 250.0,
     }
+
+
+def cpu_summary(machine_cpu=150.0, **kwargs):
+    """A recorded run's summary with the machine's CPU at ``machine_cpu`` % (CPU per purchase's
+    tests)."""
+    p, recorder, _, log = recorded(reads=kwargs.pop("reads", 0))
+    return summary_for(p, recorder, log=log, machine_cpu=machine_cpu, **kwargs)

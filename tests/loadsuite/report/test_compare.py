@@ -104,3 +104,26 @@ def test_the_plots_are_drawn_only_from_what_was_compared():
     assert all(png.startswith(PNG) for png in drawn.values())
     result["steps"], result["cpu_ms_per_purchase"] = [], None
     assert versus.draw(result) == {}
+
+
+def test_compare_shows_cpu_per_purchase_a_against_b_when_both_have_it():
+    a, b = synthetic.cpu_summary(), synthetic.cpu_summary()
+    b["cpu_ms_per_purchase"] = {
+        **a["cpu_ms_per_purchase"],
+        "ecommerce": a["cpu_ms_per_purchase"]["ecommerce"] / 2,
+    }
+    result = compare.compare(a, b)
+    ecommerce = result["cpu_ms_per_purchase"]["ecommerce"]
+    assert ecommerce["significant"] and ecommerce["pct"] == -50.0
+    assert not result["cpu_ms_per_purchase"]["lms_stub"]["significant"]
+    text = compare.markdown(result, "a", "b")
+    assert "CPU ms per purchase, the whole run" in text
+    assert (
+        f"| {a['cpu_ms_per_purchase']['ecommerce']:g} → {ecommerce['b']:g} (" in text
+        and " %) **!** |" in text
+    )
+
+    del a["cpu_ms_per_purchase"]
+    result = compare.compare(a, b)
+    assert result["cpu_ms_per_purchase"] is None
+    assert "CPU per purchase: not compared (not measured in both runs)." in compare.markdown(result, "a", "b")

@@ -1,0 +1,65 @@
+"""CPU per purchase in the report (its table and definition, the resources table) and in the
+terminal's line."""
+
+from locustfiles.suite import report
+from locustfiles.suite.core import blocks
+from locustfiles.suite.report import terminal
+from locustfiles.suite.report.sections import machine
+from tests.loadsuite import synthetic
+
+
+def test_the_report_has_a_cpu_per_purchase_table_with_its_definition(tmp_path):
+    planted = synthetic.cpu_summary()
+    report.write(planted, tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    part = text.split("## CPU per purchase (ms of CPU)")[1].split("\n## ")[0]
+    services = planted["cpu_ms_per_purchase"]["services"]
+    assert f"The services spent {services:g} ms of CPU per purchase over the run." in part
+    assert (
+        "| step | purchases | ecommerce | lms_stub | mariadb | rollup | services | Locust | other | machine |"
+        in part
+    )
+    first = planted["steps"][0]
+    figures = first["cpu_ms_per_purchase"]
+    # No load balancer was read: no haproxy column.
+    shown = [key for key in machine.CPU_COLUMNS.values() if key != "haproxy"]
+    cells = [first["purchases"], *(figures[k] for k in shown)]
+    assert "| 1 user | " + " | ".join(blocks.fmt(c) for c in cells) + " |" in part
+    assert f"| all | {planted['cpu_accounting']['purchases']} |" in part
+    assert "A purchase is one the learners completed in the step" in part
+    assert "per purchase of the run's mix. This run's mix:" in part
+    assert "(BUY_WEIGHT 50 : PAY_WEIGHT 1)" in part
+    # The resources table: the machine beside the groups, and what "other" is.
+    resources = text.split("## Server resources per step")[1].split("\n## ")[0]
+    assert (
+        "| step | CPU % ecommerce | CPU % lms_stub | CPU % mariadb | CPU % rollup | CPU % Locust | "
+        in resources
+    )
+    assert "| CPU % other | CPU % machine |" in resources
+    assert f"| 1 user | 50 | 20 | 9 | 1 | 40 | {first['other_cpu_percent']:g} | 150 |" in resources
+    assert "out of 200 % for its 2 cores" in resources
+    assert (tmp_path / "resources.png").stat().st_size > 0
+
+
+def test_a_summary_from_before_the_accounting_has_no_cpu_section(tmp_path):
+    planted = synthetic.cpu_summary(machine_cpu=None)
+    for row in planted["steps"]:
+        for key in ("cpu_ms", "cpu_ms_per_purchase", "purchases", "other_cpu_percent"):
+            row.pop(key)
+    del planted["cpu_ms_per_purchase"], planted["cpu_accounting"]
+    report.write(planted, tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "## CPU per purchase" not in text and "CPU % machine" not in text
+    assert "CPU per purchase" not in "\n".join(terminal.lines(planted))
+
+
+def test_the_terminal_prints_the_runs_cpu_per_purchase_in_one_line():
+    planted = synthetic.cpu_summary()
+    f = planted["cpu_ms_per_purchase"]
+    (line,) = [x for x in terminal.lines(planted) if x.startswith("CPU per purchase")]
+    assert line == (
+        f"CPU per purchase: services {f['services']:g} ms = ecommerce {f['ecommerce']:g} + lms_stub "
+        f"{f['lms_stub']:g} + mariadb {f['mariadb']:g} + rollup {f['rollup']:g}; Locust {f['locust']:g}, "
+        f"other {f['other']:g}, machine {f['machine']:g} "
+        f"({planted['cpu_accounting']['purchases']} free + 0 paid purchases)"
+    )
