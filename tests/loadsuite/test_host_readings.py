@@ -18,7 +18,7 @@ from locustfiles.suite import report
 from locustfiles.suite.figures import cpu
 from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler, parse_hosts
 from tests.loadsuite import synthetic
-from tests.loadsuite.test_profiles import assert_nothing_lost, run
+from tests.loadsuite.runs import assert_nothing_lost, run
 from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

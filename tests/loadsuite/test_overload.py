@@ -16,6 +16,7 @@ from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.users import paid_journey
 from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
+from tests.loadsuite.runs import run
 
 ROOT = Path(__file__).resolve().parents[2]
 BASKET = names.ORDER_ENDPOINT
@@ -242,8 +243,6 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
     slots where there are two. (A run in CI once refused nothing with the services as fast as
     they are now, and once more with the latency alone: the worker counts default to 2 × cores
     + 1, and CI has more cores than this machine, so they are pinned here.)"""
-    from tests.loadsuite.test_profiles import run
-
     try:
         code, folder, summary = run(
             stack_env,

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.loadsuite.test_profiles import ROOT, assert_nothing_lost, run
+from tests.loadsuite.runs import ROOT, assert_nothing_lost, run
 from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow

@@ -23,36 +23,13 @@ from locustfiles.suite.figures import cpu
 from locustfiles.suite.users import paid_journey
 from locustfiles.suite.verdict import audit
 from tests.loadsuite.conftest import DATABASES
+from tests.loadsuite.runs import ROOT, assert_nothing_lost, run
 from tests.support.stack import LocustWebUI
 from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 BASKET = "/api/commerce/v0/baskets/"
-
-
-def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
-    env = {**stack_env, **{k: str(v) for k, v in sizes.items()}}
-    done = subprocess.run(
-        [sys.executable, "-m", "locustfiles.suite.run", profile],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    folder = Path(done.stdout.strip().splitlines()[-1])
-    assert (folder / "summary.json").exists(), done.stdout + done.stderr
-    return done.returncode, folder, read_summary(folder)
-
-
-def assert_nothing_lost(summary):
-    result = summary["audit"]
-    assert result["passed"], result
-    assert result["lost"] == 0 and result["duplicates"] == 0
-    assert result["successes"] == result["answered_numbers"] == result["orders"] > 0
-    assert result["enrollments"] == result["orders"]
 
 
 def assert_cpu_per_purchase(summary):

@@ -1,0 +1,33 @@
+"""A load run as the tests start it (``python -m locustfiles.suite.run`` against the load suite's
+stack, its summary validated against the schema), and its audit's "nothing lost"."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.summaries import read_summary
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
+    env = {**stack_env, **{k: str(v) for k, v in sizes.items()}}
+    done = subprocess.run(
+        [sys.executable, "-m", "locustfiles.suite.run", profile],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    folder = Path(done.stdout.strip().splitlines()[-1])
+    assert (folder / "summary.json").exists(), done.stdout + done.stderr
+    return done.returncode, folder, read_summary(folder)
+
+
+def assert_nothing_lost(summary):
+    result = summary["audit"]
+    assert result["passed"], result
+    assert result["lost"] == 0 and result["duplicates"] == 0
+    assert result["successes"] == result["answered_numbers"] == result["orders"] > 0
+    assert result["enrollments"] == result["orders"]
