@@ -1,6 +1,6 @@
 """make profile's pieces without the stack: the report section, the profile's settings and
 verdict, and one real py-spy recording of a small process (the services' own are in
-test_profiles.py). Reading the recordings and the flame graph: tests/loadsuite/profiling/."""
+integration/test_profiles.py). Reading the recordings and the flame graph: tests/loadsuite/profiling/."""
 
 import os
 import subprocess

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOCUSTFILES = ["learners", "buy_seat", "smoke", "ramp", "rpm", "capacity", "overload", "soak", "chaos"]
 HEAVY = ("numpy", "matplotlib")
 # The suite's layers a worker needs: what its users import, and the run object's recording side.

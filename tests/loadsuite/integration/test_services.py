@@ -13,7 +13,7 @@ import pytest
 # and the last one stops them.
 pytestmark = [pytest.mark.slow, pytest.mark.stack_order(1)]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def server_pids(env: dict) -> dict[str, str]:

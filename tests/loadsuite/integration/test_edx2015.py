@@ -14,7 +14,7 @@ from tests.support.summaries import read_summary
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_client(stack_env, task_set: str, users: int = 3, seconds: int = 8) -> tuple[int, dict, str]:
