@@ -39,6 +39,31 @@ class ClusterHosts(faults.Hosts):
         # its carrier, as a host whose cable is pulled.
         subprocess.run(["ip", "link", "set", f"os-{host}", "up" if up else "down"], check=True, timeout=10)
 
+    def kill_programs(self, host: str) -> list[str]:
+        """SIGKILL to the deployment's processes on ``host`` alone (its supervisord first, so
+        nothing restarts, then what it ran), as a host whose power is cut; the host's sshd
+        stays. The hosts share this machine's process table (no PID namespace): a pkill run on
+        the host would reach every host's processes, so they are found by the host's network
+        namespace."""
+        listed = subprocess.run(["ip", "netns", "pids", host], capture_output=True, text=True, check=True)
+        found = {}
+        for pid in listed.stdout.split():
+            try:
+                found[int(pid)] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue  # ended since
+        ordered = sorted(found, key=lambda pid: "supervisord" not in found[pid])
+        killed = []
+        for pid in ordered:
+            if PREFIX not in found[pid] or "sshd" in found[pid]:
+                continue  # not the deployment's (mariadbd, supervisord, the agent all name it)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(found[pid])
+            except ProcessLookupError:
+                pass
+        return killed
+
     def programs(self, host: str, action: str, names: list[str]) -> str:
         return self.run(host, "supervisorctl", "-c", SUPERVISOR_CONF, action, *names)
 

@@ -34,7 +34,8 @@ BACK_WITHIN_SECONDS = 30  # the issue's goal, from the failover's start
 def crash_db_1(hosts: ClusterHosts) -> float:
     """Kill every program of db-1's deployment at once (supervisord first, so nothing restarts),
     then pull its link. Returns when it happened."""
-    hosts.run("db-1", "sh", "-c", "pkill -KILL -x supervisord; pkill -KILL -x mariadbd; true")
+    killed = hosts.kill_programs("db-1")
+    assert any("mariadbd" in line for line in killed), killed
     at = time.time()
     hosts.set_link("db-1", False)
     return at
