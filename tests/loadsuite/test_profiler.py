@@ -11,10 +11,10 @@ import pytest
 
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.profiling import pyspy, stacks
+from locustfiles.suite.profiling import collapsed, pyspy
 from tests.loadsuite import synthetic
+from tests.loadsuite.profiling.test_collapsed import COLLAPSED
 from tests.loadsuite.profiling.test_flamegraph import SVG
-from tests.loadsuite.profiling.test_stacks import COLLAPSED
 from tests.loadsuite.test_reports import recorded
 
 
@@ -24,7 +24,7 @@ def profiled_summary(profiling: dict) -> dict:
 
 
 def group_figures() -> dict:
-    figures = stacks.top_frames(stacks.read_collapsed(COLLAPSED).stacks)
+    figures = collapsed.top_frames(collapsed.read_collapsed(COLLAPSED).stacks)
     return {
         "svg": "flame-ecommerce.svg",
         "stacks": "stacks-ecommerce.txt",

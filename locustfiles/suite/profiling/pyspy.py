@@ -1,6 +1,6 @@
 """Where the services' time goes during a load run (make profile): py-spy samples each process
 group's Python stacks during the measured step, and this module turns each recording into a
-flame graph and the top frames (read by profiling/stacks.py).
+flame graph and the top frames (read by profiling/collapsed.py).
 
 One recording per group: ecommerce and lms_stub (the gunicorn master with ``--subprocesses``,
 so every worker, one set of figures for all of them), the rollup loop, and Locust itself. Each
@@ -44,7 +44,7 @@ import gevent
 import psutil
 
 from locustfiles.suite.profiling import flamegraph
-from locustfiles.suite.profiling.stacks import behind_seconds, kind, read_collapsed, top_frames
+from locustfiles.suite.profiling.collapsed import behind_seconds, kind, read_collapsed, top_frames
 from locustfiles.suite.record import sampler
 
 GROUPS = ("ecommerce", "lms_stub", "rollup", "locust")

@@ -5,15 +5,15 @@ from collections import Counter
 
 import pytest
 
-from locustfiles.suite.profiling import flamegraph, stacks
-from tests.loadsuite.profiling.test_stacks import COLLAPSED
+from locustfiles.suite.profiling import collapsed, flamegraph
+from tests.loadsuite.profiling.test_collapsed import COLLAPSED
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def test_the_flame_graph_is_an_svg_whose_boxes_are_as_wide_as_their_samples():
-    recorded = stacks.read_collapsed(COLLAPSED).stacks
-    root = ET.fromstring(flamegraph.render(recorded, "ecommerce & co", "20 samples", stacks.kind))
+    recorded = collapsed.read_collapsed(COLLAPSED).stacks
+    root = ET.fromstring(flamegraph.render(recorded, "ecommerce & co", "20 samples", collapsed.kind))
     assert root.tag == f"{SVG}svg"
     width = float(root.get("width"))
     boxes = {}

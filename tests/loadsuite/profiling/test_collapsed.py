@@ -1,4 +1,4 @@
-"""Reading py-spy's collapsed stacks (profiling/stacks.py): process frames taken off and counted
+"""Reading py-spy's collapsed stacks (profiling/collapsed.py): process frames taken off and counted
 per process, a frame's function, file and line, the top frames' arithmetic, how far py-spy fell
 behind."""
 
@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from locustfiles.suite.profiling import stacks
+from locustfiles.suite.profiling import collapsed
 
 HANDLE = "handle (gunicorn/workers/base_async.py:38)"
 POST = "post (ecommerce/orders/views.py:42)"
@@ -30,35 +30,35 @@ COLLAPSED = (
 
 
 def test_collapsed_stacks_are_read_without_their_process_frames_and_counted_per_process():
-    read = stacks.read_collapsed(COLLAPSED)
+    read = collapsed.read_collapsed(COLLAPSED)
     assert read.samples == 20
     assert read.processes == Counter({11: 8, 12: 12})  # the worker's pid, never the master's
     assert read.stacks[(HUB,)] == 4
     assert read.stacks[(HANDLE, POST, FULFIL, SEND)] == 3  # its command line held a newline
     # Without --subprocesses there are no process frames.
-    single = stacks.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
+    single = collapsed.read_collapsed("a (x.py:1);b (y.py:2) 7\n")
     assert single.stacks == Counter({("a (x.py:1)", "b (y.py:2)"): 7}) and not single.processes
 
 
 def test_a_frame_is_its_function_file_and_line():
-    assert stacks.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
+    assert collapsed.parse_frame("_get_response (django/core/handlers/base.py:174)") == {
         "function": "_get_response",
         "file": "django/core/handlers/base.py",
         "line": 174,
     }
-    assert stacks.parse_frame("<listcomp> (<frozen abc>)") == {
+    assert collapsed.parse_frame("<listcomp> (<frozen abc>)") == {
         "function": "<listcomp>",
         "file": "<frozen abc>",
         "line": None,
     }
-    assert stacks.is_event_loop("run (gevent/hub.py:631)")
-    assert not stacks.is_event_loop("run (gevent/threadpool.py:199)")
-    assert stacks.is_own_code("post (ecommerce/orders/views.py:42)")
-    assert not stacks.is_own_code("post (requests/api.py:103)")
+    assert collapsed.is_event_loop("run (gevent/hub.py:631)")
+    assert not collapsed.is_event_loop("run (gevent/threadpool.py:199)")
+    assert collapsed.is_own_code("post (ecommerce/orders/views.py:42)")
+    assert not collapsed.is_own_code("post (requests/api.py:103)")
 
 
 def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
-    figures = stacks.top_frames(stacks.read_collapsed(COLLAPSED).stacks)
+    figures = collapsed.top_frames(collapsed.read_collapsed(COLLAPSED).stacks)
     assert figures["samples"] == 20 and figures["event_loop_samples"] == 4
 
     def table(key):
@@ -87,7 +87,7 @@ def test_top_frames_by_self_and_inclusive_samples_as_shares_of_the_group():
     ]
     hub = next(row for row in figures["top_self"] if row["event_loop"])
     assert (hub["function"], hub["file"], hub["line"]) == ("run", "gevent/hub.py", 631)
-    assert stacks.top_frames(Counter(), 10) == {
+    assert collapsed.top_frames(Counter(), 10) == {
         "samples": 0,
         "event_loop_samples": 0,
         "top_self": [],
@@ -103,5 +103,5 @@ def test_how_far_py_spy_fell_behind_is_read_from_its_output():
         "py-spy> 5.93s behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
         "py-spy> 950.2ms behind in sampling, results may be inaccurate. Try reducing the sampling rate\n"
     )
-    assert stacks.behind_seconds(log) == pytest.approx(5.93)
-    assert stacks.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
+    assert collapsed.behind_seconds(log) == pytest.approx(5.93)
+    assert collapsed.behind_seconds("py-spy> Wrote raw flamegraph data. Samples: 3 Errors: 0") == 0.0
