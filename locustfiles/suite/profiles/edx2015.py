@@ -1,7 +1,7 @@
 """make edx2015: edX's 2015 client; any failed request or task exception fails the run."""
 
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.figures.client import client_figures
+from locustfiles.suite.figures.edx2015_client import client_figures
 from locustfiles.suite.profiles.base import Behaviour
 
 

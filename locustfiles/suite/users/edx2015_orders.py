@@ -9,7 +9,7 @@ read here, from Locust's request events, as answers to two purchases:
   worked the number out itself and sends it there).
 
 locustfiles/edx2015_hooks.py, which a run loads beside the client's locustfile, attaches it.
-Its names are core/names.py's; what a run of the client comes to is figures/client.py's.
+Its names are core/names.py's; what a run of the client comes to is figures/edx2015_client.py's.
 """
 
 import time
