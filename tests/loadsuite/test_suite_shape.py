@@ -34,3 +34,10 @@ def test_no_suite_function_is_over_60_lines():
                 if length > FUNCTION_LINES and name not in EXCEPTIONS:
                     over[name] = length
     assert over == {}
+
+
+def test_no_two_suite_modules_differ_by_a_suffix():
+    """profile.py, profiles.py and profiler.py side by side were three meanings a letter apart."""
+    names = sorted({path.stem for path in _python_files() if path.stem != "__init__"})
+    near = [(a, b) for a in names for b in names if a != b and b.startswith(a) and len(b) - len(a) <= 3]
+    assert near == []
