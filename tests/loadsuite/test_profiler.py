@@ -15,7 +15,7 @@ from locustfiles.suite.profiling import collapsed, pyspy
 from tests.loadsuite import synthetic
 from tests.loadsuite.profiling.test_collapsed import COLLAPSED
 from tests.loadsuite.profiling.test_flamegraph import SVG
-from tests.loadsuite.test_reports import recorded
+from tests.loadsuite.report.test_report import recorded
 
 
 def profiled_summary(profiling: dict) -> dict:

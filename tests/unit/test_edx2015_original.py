@@ -1,6 +1,6 @@
 """scripts/edx2015-original.sh refuses what is not edX's client at 860f6fa before it copies,
 installs or runs anything (its edits and its run are checked with a real checkout by
-tests/loadsuite/test_edx2015_wire.py when EDX_LOAD_TESTS is set)."""
+tests/loadsuite/edx2015/test_wire.py when EDX_LOAD_TESTS is set)."""
 
 import os
 import subprocess

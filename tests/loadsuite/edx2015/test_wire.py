@@ -16,7 +16,7 @@ import pytest
 from tests.support import edx2015_wire
 from tests.support.edx2015_wire import SETTINGS, comparable, decoded_token
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 OURS = "locustfiles/edx2015/locustfile.py"
 FREE_BODY = json.dumps({"course_id": SETTINGS["FREE_COURSE_ID"]})
 NOTIFICATION_FIELDS = [
