@@ -1,11 +1,7 @@
 """make profile's pieces without the stack: the report section, the profile's settings and
-verdict, and one real py-spy recording of a small process (the services' own are in
-integration/test_profiles.py). Reading the recordings and the flame graph: tests/loadsuite/profiling/."""
-
-import os
-import subprocess
-import sys
-import xml.etree.ElementTree as ET
+verdict, and a run without py-spy. A real py-spy recording is in integration/test_py_spy.py,
+the services' own in integration/test_profiles.py; reading the recordings and the flame graph
+in tests/loadsuite/profiling/."""
 
 import pytest
 
@@ -14,7 +10,6 @@ from locustfiles.suite.core import catalogue
 from locustfiles.suite.profiling import collapsed, pyspy
 from tests.loadsuite import synthetic
 from tests.loadsuite.profiling.test_collapsed import COLLAPSED
-from tests.loadsuite.profiling.test_flamegraph import SVG
 from tests.loadsuite.report.test_report import recorded
 
 
@@ -98,46 +93,3 @@ def test_without_py_spy_no_profile_is_taken_and_each_group_says_why(tmp_path, mo
     assert set(found["groups"]) == set(pyspy.GROUPS)
     assert all("py-spy is not installed" in g["error"] for g in found["groups"].values())
     assert found["reason"].startswith("ecommerce: py-spy is not installed")
-
-
-SPINNER = """
-import time
-
-
-def spin(until):
-    while time.time() < until:
-        sum(range(1000))
-
-
-spin(time.time() + 30)
-"""
-
-
-def test_a_real_recording_of_a_busy_process_names_its_function(tmp_path):
-    """py-spy on a small Python process (as the rollup group: its pid file), stopped by SIGINT
-    after a second: the stacks file, the SVG and the top frame; the groups whose processes are
-    not running say so, and no py-spy is left running."""
-    script = tmp_path / "spinner.py"
-    script.write_text(SPINNER)
-    spinner = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path)
-    try:
-        (tmp_path / "run").mkdir()
-        (tmp_path / "run" / "rollup.pid").write_text(f"{spinner.pid}\n")
-        recorder = pyspy.Profiler(tmp_path, tmp_path, 49)
-        recorder.start(20)
-        import time
-
-        time.sleep(1.5)
-        found = recorder.results()
-    finally:
-        spinner.kill()
-        spinner.wait()
-    assert all(not r.running for r in recorder.recordings.values())
-    rollup = found["groups"]["rollup"]
-    assert found["taken"] and rollup["samples"] > 10, (rollup, (tmp_path / "py-spy-rollup.log").read_text())
-    assert rollup["top_self"][0]["function"] in ("spin", "<module>")
-    assert any(row["function"] == "spin" and row["file"] == "spinner.py" for row in rollup["top_inclusive"])
-    assert ET.parse(tmp_path / "flame-rollup.svg").getroot().tag == f"{SVG}svg"
-    assert (tmp_path / "stacks-rollup.txt").read_text().count("spin (spinner.py:") >= 1
-    assert "its process was not found" in found["groups"]["ecommerce"]["error"]
-    assert os.path.exists(tmp_path / "py-spy-rollup.log")
