@@ -14,14 +14,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from locustfiles.suite import report
 from locustfiles.suite.figures import cpu
 from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler, parse_hosts
-from tests.loadsuite import synthetic
 from tests.loadsuite.runs import assert_nothing_lost, run
 from tests.support.servers import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SYSTEM_PYTHON = "/usr/bin/python3"
 NO_STATUS = {name: 0 for name in (*COUNTERS, *GAUGES)}
 
@@ -86,17 +84,6 @@ def burner(seconds: float, go: Path | None = None) -> subprocess.Popen:
 def cpu_seconds(process: subprocess.Popen) -> float:
     times = psutil.Process(process.pid).cpu_times()
     return times.user + times.system
-
-
-def test_readings_hosts_are_name_equals_url():
-    assert parse_hosts([]) == {}
-    assert parse_hosts(["db-1=http://10.213.1.10:18190", " lb-1 = http://10.213.1.50:18190/readings "]) == {
-        "db-1": "http://10.213.1.10:18190/readings",
-        "lb-1": "http://10.213.1.50:18190/readings",
-    }
-    for bad in (["db-1"], ["db-1=10.213.1.10:18190"], ["=http://x:1"], ["a=http://x:1", "a=http://y:1"]):
-        with pytest.raises(ValueError, match="READINGS_HOSTS"):
-            parse_hosts(bad)
 
 
 def test_a_bad_readings_hosts_is_refused_before_anything_starts():
@@ -196,52 +183,6 @@ def test_a_host_that_stops_answering_counts_until_its_last_reading(agents, tmp_p
     assert row["cpu_ms"]["services"] is None  # not every service was read: no total
 
 
-def test_cpu_per_purchase_counts_the_load_balancer_with_the_services():
-    readings = {
-        "cpu_percent": {"ecommerce": 60.0, "lms_stub": 40.0, "mariadb": 20.0, "rollup": 1.0, "haproxy": 4.0},
-        "locust_cpu": {"worker-0": 30.0, "master": 5.0},
-        "machine_cpu_percent": 200.0,
-        "reading_seconds": 10.0,
-    }
-    row = {"seconds": 10, "endpoints": {}, **readings}
-    cpu.account(row)
-    assert row["cpu_ms"]["haproxy"] == 400.0
-    assert row["cpu_ms"]["services"] == (60 + 40 + 20 + 1 + 4) * 100
-    assert row["cpu_ms"]["other"] == (200 - 125 - 35) * 100
-
-
-def test_the_report_shows_each_host_and_the_load_balancer_column(tmp_path):
-    p, recorder, _, log = synthetic.recorded()
-    planted = synthetic.summary_for(p, recorder, log=log, machine_cpu=150.0)
-    for row in planted["steps"]:
-        row["hosts"] = {
-            "ecommerce-1": {
-                "answered": True,
-                "cpu_percent": {"ecommerce": 31.5, "readings": 0.2},
-                "rss_mb": {"ecommerce": 210.0, "readings": 12.0},
-                "machine_cpu_percent": 150.0,
-            },
-            "lb-1": {"answered": False, "error": "timed out"},
-        }
-        row["kernels"] = 1
-        row["locust_cpu_by_host"] = {"ecommerce-1": None}
-        row["cpu_ms"]["haproxy"] = 12.0
-    report.write(planted, tmp_path)
-    text = (tmp_path / "report.md").read_text()
-    resources = text.split("## Server resources per step")[1].split("\n## ")[0]
-    assert "Per host" in resources
-    assert (
-        "| step | host | CPU % machine | CPU % Locust | CPU % ecommerce | CPU % readings | "
-        "peak RSS MB ecommerce | peak RSS MB readings |" in resources
-    )
-    first = planted["steps"][0]["label"]
-    assert f"| {first} | ecommerce-1 | 150 | – | 31.5 | 0.2 | 210 | 12 |" in resources
-    assert f"| {first} | lb-1 (no reading: timed out) |" in resources
-    assert "ran on 1 kernel" in resources
-    per_purchase = text.split("## CPU per purchase (ms of CPU)")[1].split("\n## ")[0]
-    assert "| rollup | haproxy | services |" in per_purchase
-
-
 @pytest.mark.slow
 def test_a_run_with_workers_reads_each_hosts_agent(stack_env, agents):
     """Locust's master and two workers, separate processes; three agents stand in for the
@@ -291,30 +232,3 @@ def test_a_run_with_workers_reads_each_hosts_agent(stack_env, agents):
     )
     html = (folder / "report.html").read_text()
     assert "Per host" in html and "ecommerce-1" in html
-
-
-def test_a_workers_cpu_is_divided_by_its_own_clock_however_far_off_the_masters():
-    """A worker on another host reports its CPU with times of its own clock, the start of its
-    count included: 30 s ahead of the master's, its first step still reads its true share."""
-    from types import SimpleNamespace
-
-    from locustfiles.suite.run.roles import MasterRun
-
-    run = object.__new__(MasterRun)  # the master's bookkeeping only: no Locust environment
-    run.environment = SimpleNamespace(runner=None)
-    run.env = {"READINGS_HOST_NAME": "locust-1"}
-    master_now = time.time()
-    run.begun = master_now - 10
-    run.cpu_seconds, run.cpu_before, run.cpu_origin = {}, {}, {}
-    run.locust_hosts = {}
-    skew = 30.0
-    # Its count began when the run's start reached it, 10 s ago by its clock; 2.5 s of CPU since.
-    report = {"suite_cpu": ["worker-0", master_now + skew, 2.5, master_now + skew - 10, "locust-2"]}
-    run.on_worker_report("client-1", report)
-    found = run._locust_cpu()
-    assert found["worker-0"] == 25.0  # 2.5 s in 10 s, not 2.5 s in 40 s
-    assert run.locust_hosts == {"worker-0": "locust-2"}
-    # The next step: its own times at both ends again.
-    run.on_worker_report("client-1", {"suite_cpu": ["worker-0", master_now + skew + 5, 3.5, 0.0, "locust-2"]})
-    assert run._locust_cpu()["worker-0"] == 20.0
-    assert run.host_name == "locust-1"

@@ -1,29 +1,14 @@
 """The profiles as classes (their defaults, labels and help), the live plan of a hand-made run,
-the timeline, the small-sample rule, the background-statement rule and the terminal's lines."""
-
-import subprocess
-from pathlib import Path
+the timeline, the small-sample rule and the terminal's lines (make help itself:
+integration/test_make_help.py)."""
 
 import pytest
 
 from locustfiles.suite import profiles
-from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import LivePlan, Step
 from locustfiles.suite.figures import results
 from locustfiles.suite.record.recorder import EndpointStats, Timeline
 from locustfiles.suite.report import terminal
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_make_help_states_each_profiles_defaults_from_the_profile():
-    done = subprocess.run(["make", "help"], cwd=ROOT, capture_output=True, text=True, check=True)
-    for name in catalogue.RUNNABLE:
-        profile = profiles.get(name)
-        line = next(line for line in done.stdout.splitlines() if line.strip().startswith(f"make {name} "))
-        for key, default in profile.defaults.items():
-            if default:
-                assert f"{key} ({default})" in line, line
 
 
 def test_a_profile_reads_its_variables_and_falls_back_to_its_defaults():
