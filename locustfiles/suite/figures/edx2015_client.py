@@ -6,21 +6,18 @@ from locustfiles.suite.core.names import FREE_PURCHASE, PAID_PURCHASE, RECEIPT
 from locustfiles.suite.figures import results
 
 
-def client_figures(run, summary: dict) -> dict:
-    """What a run of the client comes to: users and time, Locust's own request and failure
-    totals (every endpoint, the whole run), task exceptions (Locust's Exceptions tab), the
-    purchases answered 2xx of each kind and the paid orders read back (2xx), whether their
-    requests started before the run's end or during the users' last tasks, and what the audit
-    found in the databases."""
+def client_reading(run) -> dict:
+    """What the run left of the client, read once the audit is done: its locustfile and task
+    set, Locust's own request and failure totals (every endpoint, the whole run), task
+    exceptions (Locust's Exceptions tab), and the purchases answered 2xx of each kind and the
+    paid orders read back (2xx), whether their requests started before the run's end or during
+    the users' last tasks."""
     total = run.environment.stats.total
     exceptions = sorted(run.runner.exceptions.values(), key=lambda e: -e["count"])
     recorder = run.recorder
-    audit = summary.get("audit") or {}
     return {
         "locustfile": get("EDX2015_LOCUSTFILE", run.env),
         "task_set": raw("LOCUST_TASK_SET", run.env),
-        "users": summary["load"]["users"],
-        "seconds": summary["seconds"],
         "requests": total.num_requests,
         "failures": total.num_failures,
         "task_exceptions": sum(e["count"] for e in exceptions),
@@ -28,6 +25,19 @@ def client_figures(run, summary: dict) -> dict:
         "free_purchases": results.successes(recorder.steps, recorder.outside_plan, (FREE_PURCHASE,)),
         "paid_purchases": results.successes(recorder.steps, recorder.outside_plan, (PAID_PURCHASE,)),
         "receipts": results.successes(recorder.steps, recorder.outside_plan, (RECEIPT,)),
+    }
+
+
+def client_figures(reading: dict, summary: dict) -> dict:
+    """What a run of the client comes to: its reading (client_reading) with users and time, and
+    what the audit found in the databases."""
+    audit = summary.get("audit") or {}
+    return {
+        "locustfile": reading["locustfile"],
+        "task_set": reading["task_set"],
+        "users": summary["load"]["users"],
+        "seconds": summary["seconds"],
+        **{key: reading[key] for key in list(reading)[2:]},
         "orders": audit.get("orders"),
         "orders_by_status": audit.get("orders_by_status"),
         "payments": audit.get("payments"),  # the audit's payment counts

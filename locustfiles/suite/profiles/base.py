@@ -1,7 +1,7 @@
 """What every profile does in the process that keeps the results, and the profiles that do
 nothing more: work beside the load (background), the stop rule, what runs after the load and
-before the audit (settle), what it reads after the audit (finish), the figures it adds from the
-summary (figures, computed by figures/) and its judging, which only reads. What a profile is
+before the audit (settle), what it reads after the audit (read), the figures it adds from the
+summary (read, then figures, computed by figures/) and its judging, which only reads. What a profile is
 (name, defaults, plan, labels) is the catalogue's (core/catalogue.py): each class is its
 catalogue entry with the ``Behaviour`` of its kind of run.
 """
@@ -23,9 +23,10 @@ class Behaviour:
         """Functions to run as greenlets beside the load in the process that keeps results."""
         return []
 
-    def figures(self, summary: dict, rules: list) -> dict:
-        """What this profile adds to the summary before it is judged, from the summary's rows
-        (figures/ computes it): capacity, the overload's or the soak's figures."""
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+        """What this profile adds to the summary before it is judged, from the summary and what
+        it read (figures/ computes it): capacity, the overload's or the soak's figures, chaos's
+        reliability, the profile's recordings, edX's client's run."""
         return {}
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
@@ -40,8 +41,10 @@ class Behaviour:
         """Work done after the load stops and before the audit (its result joins the summary)."""
         return {}
 
-    def finish(self, run, summary: dict) -> None:
-        """Add what this profile measures after the audit."""
+    def read(self, run) -> dict:
+        """What this profile reads after the audit (its own files, Locust's totals, the
+        databases), for its figures; nothing is computed here."""
+        return {}
 
 
 class Ramp(Behaviour, catalogue.Ramp):

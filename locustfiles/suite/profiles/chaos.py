@@ -32,15 +32,24 @@ class Chaos(Behaviour, catalogue.Chaos):
             chaos.clear_all()
         return {"retry_fulfillment": chaos.retry_all()}
 
-    def finish(self, run, summary: dict) -> None:
-        """Judge each fault's step, with the audit's counts per step."""
+    def read(self, run) -> dict:
+        """The audit's counts per step (None: they could not be read), the faults' events."""
         try:
             per_step = audit.by_step(run.run_dir, run.marks, run.step_of_second) if run.marks else {}
         except Exception as exc:  # the per-step counts say they are unknown
             run.log(f"could not audit the steps: {exc}")
+            per_step = None
+        return {"per_step": per_step, "events": run.chaos_events, "t0": run.t0}
+
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+        """Each fault's step judged, with the audit's counts per step."""
+        if not read:
+            return {}
+        per_step = read["per_step"]
+        if per_step is None:
             unknown = {"lost": None, "duplicates": None, "partial": None}
             per_step = {row["index"]: unknown for row in summary["steps"]}
-        summary["reliability"] = chaos.reliability_rows(summary["steps"], run.chaos_events, per_step, run.t0)
+        return {"reliability": chaos.reliability_rows(summary["steps"], read["events"], per_step, read["t0"])}
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)

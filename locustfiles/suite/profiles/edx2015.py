@@ -1,13 +1,16 @@
 """make edx2015: edX's 2015 client; any failed request or task exception fails the run."""
 
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.figures.edx2015_client import client_figures
+from locustfiles.suite.figures.edx2015_client import client_figures, client_reading
 from locustfiles.suite.profiles.base import Behaviour
 
 
 class Edx2015(Behaviour, catalogue.Edx2015):
-    def finish(self, run, summary: dict) -> None:
-        summary["client"] = client_figures(run, summary)
+    def read(self, run) -> dict:
+        return {"client": client_reading(run)}
+
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+        return {"client": client_figures(read["client"], summary)} if read else {}
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)

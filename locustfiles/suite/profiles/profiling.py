@@ -14,11 +14,13 @@ class Profiling(Behaviour, catalogue.Profiling):
         start, end = run.t0 + measured[0].start, run.t0 + measured[-1].end
         return [lambda: run.profiler.record(start, end)]
 
-    def finish(self, run, summary: dict) -> None:
+    def read(self, run) -> dict:
         if run.profiler is None:
-            summary["profiling"] = {"taken": False, "reason": "the profiler did not start", "groups": {}}
-        else:
-            summary["profiling"] = run.profiler.results()
+            return {"profiling": {"taken": False, "reason": "the profiler did not start", "groups": {}}}
+        return {"profiling": run.profiler.results()}
+
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+        return {"profiling": read["profiling"]} if read else {}
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)

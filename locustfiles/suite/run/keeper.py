@@ -319,9 +319,9 @@ class KeptRun(LoadRun):
             audited,
             sql,
             behind_balancer=bool(self.balancer),
+            profile=self.profile.read(self),  # what the profile reads after the audit
         )
         summary = summaries.measured(self.profile, recorded, read)
-        self.profile.finish(self, summary)  # what the profile measures after the audit
         load = summary["load"]
         run_provenance = provenance.collect(
             self.env,
@@ -332,7 +332,7 @@ class KeptRun(LoadRun):
             **{key: load[key] for key in ("host", "users", "spawn_rate", "locust_workers")},
         )
         self.sampler.close()
-        return summaries.judged(summary, self.profile, self.rules, run_provenance)
+        return summaries.judged(summary, self.profile, self.rules, run_provenance, read.profile)
 
     def _load(self) -> dict:
         """Who made the load: Locust's host, spawn rate, workers and the hosts they ran on."""

@@ -1,14 +1,14 @@
 """summary.json from what a run recorded, read and audited (core/summary.py's Summary).
 
-Two pure functions, on either side of the profile's own measurement after the audit
-(Behaviour.finish: chaos's per-step audit, py-spy's results, edX's client figures), which the
-keeper (run/keeper.py) runs between them: ``measured`` gives the rows, the run's figures and
-what was read; ``judged`` adds the verdict, the provenance and the findings. Neither reads a
-clock, a file, a database or Locust.
+Two pure functions of what the keeper (run/keeper.py) recorded, read and audited, the
+profile's own reading included (Behaviour.read: chaos's per-step audit, py-spy's results,
+Locust's totals for edX's client): ``measured`` gives the rows, the run's figures and what was
+read; ``judged`` adds the profile's figures (Behaviour.figures), the verdict, the provenance and
+the findings. Neither reads a clock, a file, a database or Locust.
 """
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from locustfiles.suite.core.plan import Plan
 from locustfiles.suite.core.summary import SCHEMA_VERSION, Summary
@@ -45,6 +45,7 @@ class Read:
     audit: dict
     sql: dict  # statement digests over the run, and MariaDB's long_query_time
     behind_balancer: bool = False  # BALANCER_STATS_URL: HAProxy's counts in every step
+    profile: dict = field(default_factory=dict)  # what the profile read (Behaviour.read)
 
 
 def successes(profile: Behaviour, recorder: Recorder) -> int:
@@ -94,10 +95,12 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
     return summary
 
 
-def judged(summary: Summary, profile: Behaviour, rules: list, provenance: dict) -> Summary:
+def judged(
+    summary: Summary, profile: Behaviour, rules: list, provenance: dict, read: dict | None = None
+) -> Summary:
     """The summary with the profile's figures, its verdict (the audit, then the profile's
     judging), the provenance and the findings over all of it."""
-    summary.update(profile.figures(summary, rules))
+    summary.update(profile.figures(summary, rules, read or {}))
     summary["verdict"] = verdict(summary, profile, rules)
     summary["provenance"] = provenance
     summary["findings"] = findings.findings(summary)
