@@ -46,14 +46,14 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
                 "step": label(row_a or row_b),
                 "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
                 "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
-                **{key: delta(row_a.get(key), row_b.get(key), noise_pct, noise_ms) for key in KEYS},
+                **{key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS},
             }
         )
     overall = {
         "step": "all",
         "rps": delta(a["overall"].get("rps"), b["overall"].get("rps"), noise_pct, 0),
         "errors": {"a": a["overall"].get("errors"), "b": b["overall"].get("errors")},
-        **{key: delta(a["overall"].get(key), b["overall"].get(key), noise_pct, noise_ms) for key in KEYS},
+        **{key: _percentile(a["overall"], b["overall"], key, noise_pct, noise_ms) for key in KEYS},
     }
     return {
         "a": {"profile": a["profile"], "started": a["started"], "config": a["config"]},
@@ -64,6 +64,15 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
         "significant": sum(1 for row in [*rows, overall] for key in KEYS if row[key]["significant"]),
         "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct),
     }
+
+
+def _percentile(row_a: dict, row_b: dict, key: str, noise_pct: float, noise_ms: float) -> dict:
+    """B − A for one percentile; one that rests on fewer than 5 samples above it in either run
+    (the report's †) is marked thin and never called significant: a few requests move it."""
+    d = delta(row_a.get(key), row_b.get(key), noise_pct, noise_ms)
+    if key in (row_a.get("thin") or []) or key in (row_b.get("thin") or []):
+        d.update(thin=True, significant=False)
+    return d
 
 
 def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | None:
@@ -83,7 +92,9 @@ def _change(d: dict) -> dict:
     """A percentile's cell: A → B (B − A in ms, in %), marked beyond the noise floor."""
     if d.get("ms") is None:
         return cell(None, "text")
-    shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms, {_pct(d)})"
+    shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms, {_pct(d)})" + (
+        "†" if d.get("thin") else ""
+    )
     return cell(shown, "text", "significant" if d["significant"] else None)
 
 
@@ -119,7 +130,9 @@ def _runs(result: dict, a_path: str, b_path: str) -> dict:
         ),
         text(
             f"Each cell: A → B (B − A in ms, in %); ! marks a difference beyond the noise floor "
-            f"(≥ {floor['pct']:g} % and ≥ {floor['ms']:g} ms); {result['significant']} cells are."
+            f"(≥ {floor['pct']:g} % and ≥ {floor['ms']:g} ms); {result['significant']} cells are. "
+            "† marks a percentile with fewer than 5 samples above it in either run, never called "
+            "significant."
         ),
     )
 

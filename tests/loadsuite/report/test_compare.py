@@ -127,3 +127,16 @@ def test_compare_shows_cpu_per_purchase_a_against_b_when_both_have_it():
     result = compare.compare(a, b)
     assert result["cpu_ms_per_purchase"] is None
     assert "CPU per purchase: not compared (not measured in both runs)." in compare.markdown(result, "a", "b")
+
+
+def test_a_thin_percentile_is_marked_and_never_called_significant():
+    a, b = synthetic.cpu_summary(), synthetic.cpu_summary()
+    step_a, step_b = a["steps"][0], b["steps"][0]
+    step_a["p99"], step_b["p99"] = 100.0, 400.0  # four times slower, on a handful of samples
+    step_b["thin"] = ["p99"]
+    result = compare.compare(a, b)
+    p99 = result["steps"][0]["p99"]
+    assert p99["thin"] and not p99["significant"] and p99["pct"] == 300.0
+    assert "(+300 ms, +300 %)† |" in compare.markdown(result, "a", "b")
+    step_b["thin"] = []
+    assert compare.compare(a, b)["steps"][0]["p99"]["significant"]
