@@ -11,6 +11,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
+    """The run's exit code, folder and validated summary."""
+    done, folder = started(stack_env, profile, **sizes)
+    return done.returncode, folder, read_summary(folder)
+
+
+def started(stack_env, profile: str, **sizes) -> tuple[subprocess.CompletedProcess, Path]:
+    """The finished run's process (its output: the terminal's lines) and its folder."""
     env = {**stack_env, **{k: str(v) for k, v in sizes.items()}}
     done = subprocess.run(
         [sys.executable, "-m", "locustfiles.suite.run", profile],
@@ -22,7 +29,7 @@ def run(stack_env, profile: str, **sizes) -> tuple[int, Path, dict]:
     )
     folder = Path(done.stdout.strip().splitlines()[-1])
     assert (folder / "summary.json").exists(), done.stdout + done.stderr
-    return done.returncode, folder, read_summary(folder)
+    return done, folder
 
 
 def assert_nothing_lost(summary):

@@ -3,12 +3,11 @@ stack, each task set alone and the 50:1 mix, through the suite's runner: no fail
 task exception, purchases made, and every one of them found by the audit, Complete and
 enrolled. Its waits are a fifth of 3-5 s (EDX2015_WAIT_SCALE) to keep the runs short."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.loadsuite.runs import started
 from tests.support import edx2015_wire
 from tests.support.summaries import read_summary
 
@@ -18,23 +17,14 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def run_client(stack_env, task_set: str, users: int = 3, seconds: int = 8) -> tuple[int, dict, str]:
-    env = {
-        **stack_env,
-        "LOCUST_TASK_SET": task_set,
-        "USERS": str(users),
-        "DURATION": str(seconds),
-        "EDX2015_WAIT_SCALE": "0.2",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "locustfiles.suite.run", "edx2015"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done, folder = started(
+        stack_env,
+        "edx2015",
+        LOCUST_TASK_SET=task_set,
+        USERS=users,
+        DURATION=seconds,
+        EDX2015_WAIT_SCALE="0.2",
     )
-    folder = Path(done.stdout.strip().splitlines()[-1])
-    assert (folder / "summary.json").exists(), done.stdout + done.stderr
     return done.returncode, read_summary(folder), done.stdout
 
 
