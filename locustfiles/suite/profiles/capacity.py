@@ -10,7 +10,7 @@ class Capacity(Behaviour, catalogue.Capacity):
     def should_stop(self, run, now: float) -> bool:
         return run.broken_step(now) is not None
 
-    def figures(self, summary: dict, rules: list) -> dict:
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
         """Capacity, each step marked held or not, and the knee: the Universal Scalability Law
         fitted to the steps, its peak beside capacity."""
         search = results.capacity_search(summary["steps"], rules)  # the measured steps, no warm-up

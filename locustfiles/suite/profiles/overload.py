@@ -7,7 +7,7 @@ from locustfiles.suite.profiles.base import ACCEPTED, Behaviour
 
 
 class Overload(Behaviour, catalogue.Overload):
-    def figures(self, summary: dict, rules: list) -> dict:
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
         return {"overload": results.overload_figures(summary)}
 
     def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:

@@ -6,7 +6,7 @@ from locustfiles.suite.profiles.base import Behaviour
 
 
 class Soak(Behaviour, catalogue.Soak):
-    def figures(self, summary: dict, rules: list) -> dict:
+    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
         # Memory is read from the first bucket on when a warm-up ran before it; otherwise the
         # first bucket is the warm-up.
         return {"trend": results.soak_trend(summary["steps"], 0 if summary.get("warm_up") else 1)}
