@@ -1,7 +1,8 @@
-"""The roles' templates as a deployment writes them for one host of an inventory: rendered
-through Ansible with the inventory's values and the roles' defaults and vars under them (none of
-the roles' tasks run; no host is contacted), into a folder of the test's."""
+"""The roles' templates and variables as a deployment sees them on one host of an inventory:
+evaluated through Ansible with the inventory's values and the roles' defaults and vars under
+them (none of the roles' tasks run; no host is contacted)."""
 
+import base64
 import json
 import os
 import subprocess
@@ -29,7 +30,7 @@ SECRETS = {
     "vault_lms_fault_api_key": "render-test-only-fault-api-key",
 }
 PLAY = """
-- name: Render the roles' templates
+- name: Evaluate with the roles' variables
   hosts: all
   gather_facts: false
   connection: local
@@ -38,12 +39,9 @@ PLAY = """
     common_release: render-release
   tasks:
 {imports}
-    - name: Render
-      ansible.builtin.template:
-        src: "{{{{ item.0 }}}}"
-        dest: "{out}/{{{{ inventory_hostname }}}}/{{{{ item.1 }}}}"
-        mode: "0600"
-      loop: {templates}
+    - name: Evaluate
+      ansible.builtin.debug:
+        msg: {message}
 """
 IMPORT = """    - name: The {role} role's defaults and vars, none of its tasks
       ansible.builtin.import_role:
@@ -52,36 +50,33 @@ IMPORT = """    - name: The {role} role's defaults and vars, none of its tasks
 """
 
 
-def render(
-    tmp_path: Path, inventory: str, host: str, roles: list[str], templates: list[str]
-) -> dict[str, str]:
-    """``templates`` (``<role>/<file>.j2``) as written for ``host`` of ``inventory``, by name
-    (the file name without .j2)."""
-    sources = {
-        _name(path): ROLES / path.split("/")[0] / "templates" / path.split("/")[1] for path in templates
-    }
-    return _render(tmp_path, inventory, host, roles, sources)
-
-
-def value(tmp_path: Path, inventory: str, host: str, roles: list[str], expression: str):
-    """What ``expression`` is for ``host`` of ``inventory`` with the roles' variables."""
-    (tmp_path / "value.j2").write_text("{{ (" + expression + ") | to_json }}")
-    return json.loads(_render(tmp_path, inventory, host, roles, {"value": tmp_path / "value.j2"})["value"])
-
-
-def _render(
-    tmp_path: Path, inventory: str, host: str, roles: list[str], sources: dict[str, Path]
-) -> dict[str, str]:
-    out = tmp_path / "rendered"
-    (out / host).mkdir(parents=True, exist_ok=True)
+def evaluated(
+    tmp_path: Path,
+    inventory: str,
+    host: str,
+    roles: list[str],
+    expressions: dict[str, str],
+    extra: dict | None = None,
+) -> dict:
+    """Each Jinja expression's value (by its name) for ``host`` of ``inventory`` (a host or a
+    pattern matching one), with the roles' variables under the inventory's and ``extra`` over
+    them: one ansible-playbook run, in which the template module runs nowhere (``template()``
+    renders through the template lookup, on the controller, as the module would)."""
+    pairs = ", ".join(f"{json.dumps(name)}: ({expression})" for name, expression in expressions.items())
     play = PLAY.format(
         python=sys.executable,
         imports="".join(IMPORT.format(role=role) for role in roles),
-        out=out,
-        templates=json.dumps([[str(source), name] for name, source in sources.items()]),
+        # JSON is a YAML double-quoted string; base64 keeps the values as the templates wrote them.
+        message=json.dumps("{{ {" + pairs + "} | to_json | b64encode }}"),
     )
-    (tmp_path / "render.yml").write_text(play)
-    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_ROLES_PATH": str(ROLES)}
+    (tmp_path / "evaluate.yml").write_text(play)
+    env = {
+        **os.environ,
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_ROLES_PATH": str(ROLES),
+        "ANSIBLE_STDOUT_CALLBACK": "json",
+        "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
+    }
     done = subprocess.run(
         [
             str(ANSIBLE_PLAYBOOK),
@@ -89,9 +84,9 @@ def _render(
             inventory,
             "-l",
             host,
-            str(tmp_path / "render.yml"),
+            str(tmp_path / "evaluate.yml"),
             "-e",
-            json.dumps(SECRETS),
+            json.dumps({**SECRETS, **(extra or {})}),
         ],
         cwd=ANSIBLE_DIR,
         env=env,
@@ -100,7 +95,30 @@ def _render(
         timeout=180,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    return {name: (out / host / name).read_text() for name in sources}
+    (answer,) = json.loads(done.stdout)["plays"][0]["tasks"][-1]["hosts"].values()
+    return json.loads(base64.b64decode(answer["msg"]))
+
+
+def template(path: str, **template_vars: str) -> str:
+    """The expression rendering ``<role>/<file>.j2`` (``template_vars``: name → expression)."""
+    role, name = path.split("/")
+    given = ", ".join(f"{json.dumps(key)}: ({expression})" for key, expression in template_vars.items())
+    return (
+        f"lookup('template', {json.dumps(str(ROLES / role / 'templates' / name))}, template_vars={{{given}}})"
+    )
+
+
+def render(
+    tmp_path: Path, inventory: str, host: str, roles: list[str], templates: list[str]
+) -> dict[str, str]:
+    """``templates`` (``<role>/<file>.j2``) as written for ``host`` of ``inventory``, by name
+    (the file name without .j2)."""
+    return evaluated(tmp_path, inventory, host, roles, {_name(path): template(path) for path in templates})
+
+
+def value(tmp_path: Path, inventory: str, host: str, roles: list[str], expression: str):
+    """What ``expression`` is for ``host`` of ``inventory`` with the roles' variables."""
+    return evaluated(tmp_path, inventory, host, roles, {"value": expression})["value"]
 
 
 def _name(path: str) -> str:

@@ -4,90 +4,73 @@ tasks run) and checked by HAProxy itself (``haproxy -c``) where it is installed.
 
 import datetime
 import json
-import os
 import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-ROOT = Path(__file__).resolve().parents[2]
-ANSIBLE_DIR = ROOT / "ansible"
-ANSIBLE_PLAYBOOK = Path(sys.executable).parent / "ansible-playbook"
+from tests.support.rendering import ROLES, evaluated, template
+
 # Debian's haproxy (scripts/packages.txt): /usr/sbin is not on every PATH. Never skipped: a
 # machine without it fails here, as `make test` installs it.
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
-PLAY = """
-- name: Render the balancer's configuration
-  hosts: load_balancer
-  gather_facts: false
-  connection: local
-  vars:
-    ansible_python_interpreter: {python}
-  tasks:
-    - name: The common role's defaults, none of its tasks
-      ansible.builtin.import_role:
-        name: common
-      when: false
-    - name: The haproxy role's defaults, none of its tasks
-      ansible.builtin.import_role:
-        name: haproxy
-      when: false
-    - name: Write the certificate where the configuration names it
-      ansible.builtin.copy:
-        content: "{{{{ haproxy_tls_pem }}}}"
-        dest: "{{{{ haproxy_tls_pem_file }}}}"
-        mode: "0600"
-      when: haproxy_tls_pem | length > 0
-    - name: Write the error answers
-      ansible.builtin.template:
-        src: {roles}/haproxy/templates/error.http.j2
-        dest: "{{{{ haproxy_errors_dir }}}}/{{{{ item.status }}}}.http"
-        mode: "0644"
-      loop: "{{{{ haproxy_json_errors }}}}"
-    - name: Write the configuration
-      ansible.builtin.template:
-        src: {roles}/haproxy/templates/haproxy.cfg.j2
-        dest: "{{{{ haproxy_config }}}}"
-        mode: "0600"
-"""
+ERRORS = yaml.safe_load((ROLES / "haproxy/vars/main.yml").read_text())["haproxy_json_errors"]
 
 
 def render(tmp_path: Path, inventory: str, **extra: str) -> str:
-    """haproxy.cfg for the inventory's balancer host, under tmp_path instead of the prefix."""
-    prefix = tmp_path / "prefix"
-    (prefix / "etc/haproxy-errors").mkdir(parents=True)
-    (prefix / "run").mkdir()
-    (tmp_path / "play.yml").write_text(PLAY.format(python=sys.executable, roles=ANSIBLE_DIR / "roles"))
+    """haproxy.cfg for the inventory's balancer host, with the files it names (the error
+    answers, the certificate) written as the role writes them, under tmp_path instead of the
+    prefix."""
     variables = {
-        "common_prefix": str(prefix),
-        "vault_haproxy_stats_password": "render-test-only-stats-password",
+        "common_prefix": str(tmp_path / "prefix"),
         # haproxy -c resolves the user it would run as: one every Debian has, not the service
         # user a deployment creates (this machine may never have had one).
         "common_user": "nobody",
         "common_group": "nogroup",
         **extra,
     }
-    arguments = ["-e", json.dumps(variables)]  # JSON: a PEM's lines and spaces stay whole
-    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_ROLES_PATH": str(ANSIBLE_DIR / "roles")}
-    done = subprocess.run(
-        [str(ANSIBLE_PLAYBOOK), "-i", inventory, str(tmp_path / "play.yml"), *arguments],
-        cwd=ANSIBLE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    errors = {
+        f"error {i}": template("haproxy/error.http.j2", item=f"haproxy_json_errors[{i}]")
+        for i in range(len(ERRORS))
+    }
+    found = evaluated(
+        tmp_path,
+        inventory,
+        "load_balancer",
+        ["common", "haproxy"],
+        {
+            "haproxy.cfg": template("haproxy/haproxy.cfg.j2"),
+            "config": "haproxy_config",
+            "errors": "haproxy_errors_dir",
+            "pem": "haproxy_tls_pem",
+            "pem file": "haproxy_tls_pem_file",
+            "admin socket": "haproxy_admin_socket",
+            **errors,
+        },
+        variables,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return (prefix / "etc/haproxy.cfg").read_text()
+    Path(found["errors"]).mkdir(parents=True)
+    Path(found["admin socket"]).parent.mkdir(parents=True, exist_ok=True)
+    for i, error in enumerate(ERRORS):
+        _write(Path(found["errors"]) / f"{error['status']}.http", found[f"error {i}"], 0o644)
+    if found["pem"]:
+        _write(Path(found["pem file"]), found["pem"], 0o600)
+    _write(Path(found["config"]), found["haproxy.cfg"], 0o600)
+    return found["haproxy.cfg"]
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    path.write_text(text)
+    path.chmod(mode)
 
 
 def haproxy_accepts(tmp_path: Path) -> None:
@@ -208,11 +191,10 @@ def ask(port: int, request: bytes, source: str = "127.0.0.1") -> tuple[int, dict
     return int(lines[0].split()[1]), headers, body
 
 
-@pytest.fixture
-def balancer(tmp_path):
+@pytest.fixture(scope="module")
+def balancer(tmp_path_factory):
     """The molecule inventory's balancer, running, on free ports, its server on a closed port."""
-    if HAPROXY is None:
-        pytest.skip("HAProxy is not installed on this machine (the haproxy role installs it)")
+    tmp_path = tmp_path_factory.mktemp("balancer")
     port = free_port()
     extra = {
         "haproxy_port": str(port),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support.rendering import ROLES, SECRETS, render, value
+from tests.support.rendering import ROLES, SECRETS, evaluated, render
 
 M3 = "inventories/m3-xlarge-pair"
 FILE_MODULES = {"ansible.builtin.template", "ansible.builtin.copy", "template", "copy"}
@@ -186,10 +186,13 @@ def test_each_service_user_is_its_own():
 
 
 def test_the_owner_connects_from_the_hosts_that_migrate_only(tmp_path):
-    hosts = value(tmp_path, M3, "db-1", ["common", "mariadb"], "mariadb_owner_hosts")
-    assert hosts == ["10.0.1.31", "10.0.1.32", "10.0.1.20", "localhost"]
+    hosts = evaluated(
+        tmp_path,
+        M3,
+        "db-1",
+        ["common", "mariadb"],
+        {"owner": "mariadb_owner_hosts", "ecommerce": "mariadb_ecommerce_hosts"},
+    )
+    assert hosts["owner"] == ["10.0.1.31", "10.0.1.32", "10.0.1.20", "localhost"]
     # The services' own accounts keep the inventory's network (their hosts connect from it).
-    assert value(tmp_path, M3, "db-1", ["common", "mariadb"], "mariadb_ecommerce_hosts") == [
-        "10.0.1.%",
-        "localhost",
-    ]
+    assert hosts["ecommerce"] == ["10.0.1.%", "localhost"]

@@ -6,7 +6,7 @@ before: no binary log, no semi-sync."""
 
 import pytest
 
-from tests.support.rendering import render, value
+from tests.support.rendering import evaluated, render, value
 
 M3 = "inventories/m3-xlarge-pair"
 MOLECULE = "molecule/default/inventory"
@@ -56,7 +56,16 @@ def test_the_replicas_account_is_made_on_the_primary_for_the_replicas_address_on
 
 
 def test_every_host_but_the_databases_maps_the_databases_name_to_the_primary(tmp_path):
-    assert value(tmp_path, M3, "lms-1", ["common"], "common_db_host") == "orders-db"
-    assert value(tmp_path, M3, "lms-1", ["common"], "common_db_primary_address") == "10.0.1.10"
-    assert value(tmp_path, M3, "lms-1", ["common"], "common_db_hosts_entry | bool") is True
+    lms = evaluated(
+        tmp_path,
+        M3,
+        "lms-1",
+        ["common"],
+        {
+            "name": "common_db_host",
+            "primary": "common_db_primary_address",
+            "mapped": "common_db_hosts_entry | bool",
+        },
+    )
+    assert lms == {"name": "orders-db", "primary": "10.0.1.10", "mapped": True}
     assert value(tmp_path, MOLECULE, "molecule-local", ["common"], "common_db_hosts_entry | bool") is False
