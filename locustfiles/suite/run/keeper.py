@@ -229,7 +229,7 @@ class KeptRun(LoadRun):
             return
         self._printed.add(index)
         step = self.plan.steps[index]
-        row = results.step_rows(self.plan, self.recorder.steps, {})[index]
+        row = results.step_row(self.recorder.steps, step, {})
         total = f"{self.plan.seconds:g}" if self.plan.seconds else "?"
         if step.warm_up:
             name = f"warm-up ({_num(step.target_rpm)} RPM, not judged)"
@@ -259,8 +259,8 @@ class KeptRun(LoadRun):
                 break
             if step.warm_up:  # a cold stack's first minute is not the service's capacity
                 continue
-            row = results.step_rows(self.plan, self.recorder.steps, {})[step.index]
-            if row["requests"] and not thresholds.judge(self.rules, row)["passed"]:
+            row = results.step_row(self.recorder.steps, step, {})
+            if row["requests"] and not results.held(row, self.rules):
                 self.broken = step.index
                 break
         return self.broken
