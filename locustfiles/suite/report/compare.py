@@ -11,12 +11,12 @@ of the report model with plots of their own, inline) and its path is the last li
 """
 
 import base64
-import datetime
 import json
 import sys
 from pathlib import Path
 
 from common.environment import get
+from locustfiles.suite.core import run_folders
 from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_document, section, table, text
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.text import label
@@ -206,8 +206,7 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result = compare(a, b, get("NOISE_PCT"), get("NOISE_MS"))
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = Path(get("VAR_DIR")) / "runs" / f"{stamp}-compare"
+    folder = run_folders.stamped(run_folders.runs(get("VAR_DIR")), "compare")
     folder.mkdir(parents=True, exist_ok=True)
     written = markdown(result, argv[0], argv[1])
     (folder / "compare.json").write_text(json.dumps(result, indent=2))

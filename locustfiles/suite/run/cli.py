@@ -14,7 +14,6 @@ PHASE_SECONDS, FAULT_SECONDS; for profile SAMPLE_HZ; for edx2015 the 2015 client
 PRELOAD=N first fills the databases to N preloaded purchases if they hold fewer (make preload).
 """
 
-import datetime
 import json
 import os
 import signal
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from common.environment import get, given
 from locustfiles.suite import profiles
-from locustfiles.suite.core import catalogue, learner_settings, thresholds
+from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.record import sampler
 from locustfiles.suite.report import terminal
@@ -117,8 +116,7 @@ def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Pat
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(get("VAR_DIR", env)) / "runs" / f"{stamp}-{profile}"
+    run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
     config = service_config(running, host)
     config["database_at_start"] = database_at_start(env)

@@ -21,7 +21,7 @@ from flask import Response
 
 from common.environment import get, given
 from locustfiles.suite import profiles, report
-from locustfiles.suite.core import thresholds
+from locustfiles.suite.core import run_folders, thresholds
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.figures import results
@@ -120,7 +120,7 @@ class KeptRun(LoadRun):
             self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
         self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
-        runs = Path(get("VAR_DIR", self.env)) / "runs"
+        runs = run_folders.runs(get("VAR_DIR", self.env))
         self.run_dir = folder.new_run_dir(self.options.suite_run_dir, runs, self.profile.name)
         self.stopping = False
         self.recorder = Recorder(self.plan)
