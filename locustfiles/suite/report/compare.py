@@ -10,7 +10,6 @@ to var/runs/<timestamp>-compare/ (compare.json, compare.md, and compare.html: th
 of the report model with plots of their own, inline) and its path is the last line printed.
 """
 
-import base64
 import json
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_docum
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
-from locustfiles.suite.report import HTML, versus
+from locustfiles.suite.report import HTML, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = [f"p{p}" for p in PERCENTILES]
@@ -191,7 +190,7 @@ def html(result: dict, a_path: str, b_path: str) -> str:
         shown.append(part)
 
     def inline(file: str) -> str:
-        return "data:image/png;base64," + base64.b64encode(drawn[file]).decode()
+        return plots.data_uri(drawn[file])
 
     return HTML.get_template("compare.html.j2").render(title=TITLE, sections=shown, inline=inline)
 
