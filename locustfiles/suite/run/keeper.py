@@ -22,6 +22,7 @@ from flask import Response
 from common.environment import get, given
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
+from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.figures import results
@@ -232,14 +233,14 @@ class KeptRun(LoadRun):
         row = results.step_row(self.recorder.steps, step, {})
         total = f"{self.plan.seconds:g}" if self.plan.seconds else "?"
         if step.warm_up:
-            name = f"warm-up ({_num(step.target_rpm)} RPM, not judged)"
+            name = f"warm-up ({fmt(step.target_rpm)} RPM, not judged)"
         else:
             number = index + 1 - (self.plan.warm_up is not None)
             count = self.plan.step_count or "?"
             name = f"step {number}/{count} ({self.profile.label(step)})"
         self.progress(
             f"{name}, {step.start + step.seconds:g}/{total} s: "
-            f"{_num(row['rpm'])} RPM, p95 {_num(row['p95'])} ms, "
+            f"{fmt(row['rpm'])} RPM, p95 {fmt(row['p95'])} ms, "
             f"{row['failures']} failed, {row['missed']} missed"
         )
 
@@ -361,7 +362,3 @@ class KeptRun(LoadRun):
             if not path or not path.exists():
                 return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
             return Response(path.read_text(), mimetype="text/html")
-
-
-def _num(value) -> str:
-    return "–" if value is None else f"{value:g}"
