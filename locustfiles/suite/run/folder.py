@@ -24,9 +24,11 @@ def new_run_dir(given: str, runs: Path, profile: str) -> Path:
 def rename_for(run_dir: Path, summary: dict) -> Path:
     """A hand-made run's folder says what ran: <stamp>-manual-3-users, or 1-to-5-users."""
     counts = [row["users"] for row in summary["steps"]]
+    if not counts:  # stopped before its first step: nothing to name it by
+        return run_dir
     users = f"{counts[0]}" if len(set(counts)) == 1 else f"{min(counts)}-to-{max(counts)}"
     target = run_dir.with_name(f"{run_dir.name}-{users}-user{'s' if counts != [1] else ''}")
-    if target.exists() or not counts:
+    if target.exists():
         return run_dir
     run_dir.rename(target)
     return target
