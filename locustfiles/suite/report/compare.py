@@ -17,13 +17,13 @@ from pathlib import Path
 from common.environment import get
 from locustfiles.suite.core import run_folders
 from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_document, section, table, text
-from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.report import HTML, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
-KEYS = [f"p{p}" for p in PERCENTILES]
+KEYS = PERCENTILE_KEYS  # the figures compared
 TITLE = "Run comparison"
 
 
