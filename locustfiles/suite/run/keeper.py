@@ -65,7 +65,7 @@ class KeptRun(LoadRun):
         self.answered_count = 0
         self.broken: int | None = None
         self.chaos_events: dict = {}
-        self.profiler = None  # make profile's py-spy recordings (profiles.behaviour.Profiling)
+        self.profiler = None  # make profile's py-spy recordings (profiles/profiling.py)
         self.git_at_start: dict | None = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
