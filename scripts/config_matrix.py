@@ -13,7 +13,6 @@ Percentiles are Locust's (rounded to about 2 significant digits); the load suite
 
 import argparse
 import csv
-import datetime
 import json
 import os
 import subprocess
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from common.contract import paths  # noqa: E402
 from common.environment import get  # noqa: E402
+from locustfiles.suite.core import run_folders  # noqa: E402
 from tests.support import mysql  # noqa: E402
 
 SHIPPED = {"ECOMMERCE_WORKER_CLASS": "gevent", "ECOMMERCE_MYSQL_DRIVER": "pymysql", "ORDER_COUNTER": "events"}
@@ -138,8 +138,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", choices=sorted(CONFIGS), help="run only these")
     args = parser.parse_args()
 
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = ROOT / "var" / "runs" / f"{stamp}-matrix"
+    folder = run_folders.stamped(run_folders.runs(get("VAR_DIR")), "matrix")
     folder.mkdir(parents=True)
     subprocess.run([str(ROOT / "scripts/stack.sh"), "up"], check=True, capture_output=True)
     rows = []

@@ -4,8 +4,13 @@ or LMS_), and the addresses the services and Locust reach each other at."""
 from common.environment.model import Section, Variable
 
 
-def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[Variable]:
+def _service(prefix: str, service: str, port: str) -> list[Variable]:
     """What both gunicorn configurations read, under each service's prefix (ECOMMERCE, LMS)."""
+    return [*_gunicorn(prefix, service, port), *_admission(prefix, service), *_upkeep(prefix, service)]
+
+
+def _gunicorn(prefix: str, service: str, port: str) -> list[Variable]:
+    """Where the service listens and the workers that answer there."""
     return [
         Variable(f"{prefix}_PORT", port, "int", f"{service} listens on 127.0.0.1 at this port", shell=True),
         Variable(
@@ -31,9 +36,15 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
             "int",
             f"connections a {service} gevent worker holds open (a greenlet each, idle kept-alive ones too)",
         ),
+    ]
+
+
+def _admission(prefix: str, service: str) -> list[Variable]:
+    """When a worker refuses new work at once rather than queue it (common/shedding.py)."""
+    return [
         Variable(
             f"{prefix}_MAX_IN_FLIGHT",
-            max_in_flight,
+            "4",
             "int",
             f"requests doing a {service} worker's work at most; past it new work (purchases, order "
             "reads, logins) is answered `503 overloaded` at once (common/shedding.py); 0: admission "
@@ -61,6 +72,12 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
             f"`queue-delay`: how long every sample must stay above {prefix}_QUEUE_TARGET_MS before a "
             f"{service} worker refuses new work",
         ),
+    ]
+
+
+def _upkeep(prefix: str, service: str) -> list[Variable]:
+    """The workers' timeouts and recycling, the service's logs, its database driver and pool."""
+    return [
         Variable(
             f"{prefix}_WORKER_TIMEOUT",
             "30",
@@ -84,8 +101,8 @@ def _service(prefix: str, service: str, port: str, max_in_flight: str) -> list[V
 SECTION = Section(
     "Services and addresses",
     (
-        *_service("LMS", "lms_stub", "18000", max_in_flight="4"),
-        *_service("ECOMMERCE", "ecommerce", "18130", max_in_flight="4"),
+        *_service("LMS", "lms_stub", "18000"),
+        *_service("ECOMMERCE", "ecommerce", "18130"),
         Variable("LOCUST_PORT", "8089", "int", "Locust web UI port (127.0.0.1)", shell=True),
         Variable(
             "LMS_URL",

@@ -15,6 +15,8 @@ import yaml
 
 from common.environment import get
 from locustfiles.suite.chaos import cluster as faults
+from locustfiles.suite.core.names import ORDER_ENDPOINT
+from locustfiles.suite.verdict import audit
 from tests.cluster.conftest import CLUSTER_SH, LMS_PORT, PREFIX, ROOT, cluster, hosts, on_host
 
 ADDRESSES = hosts()
@@ -203,6 +205,17 @@ class Load:
 
     def requests(self) -> list[faults.Request]:
         return faults.read_requests(sorted(self.local_dir.glob("requests-*.csv")))
+
+
+def purchases(requests: list[faults.Request]) -> list[faults.Request]:
+    """The learners' free purchases among the load's requests (the order endpoint's)."""
+    return [r for r in requests if r.name == ORDER_ENDPOINT]
+
+
+def audit_purchases(load: Load, marks: dict, bought: list[faults.Request]) -> dict:
+    """The suite's audit of the load's orders in the database database_environment points at,
+    expecting one order for every purchase answered."""
+    return audit.audit(load.local_dir, marks, sum(1 for r in bought if r.ok))
 
 
 def retry_fulfillment() -> str:

@@ -14,17 +14,26 @@ It runs after everything else (conftest.py): the cluster's database is db-2 from
 Its table is written to $CLUSTER_DIR/faults/failover.{md,json}."""
 
 import json
+import math
 import time
-from collections import Counter
 
 import pytest
 
+from locustfiles.suite.chaos import fault_table
 from locustfiles.suite.core import blocks
 from locustfiles.suite.verdict import audit
 from tests.cluster.conftest import PREFIX, cluster, on_host
-from tests.cluster.steady_load import OUT, RPM, ClusterHosts, Load, database_environment, retry_fulfillment
+from tests.cluster.steady_load import (
+    OUT,
+    RPM,
+    ClusterHosts,
+    Load,
+    audit_purchases,
+    database_environment,
+    purchases,
+    retry_fulfillment,
+)
 
-BASKET = "/api/commerce/v0/baskets/"
 BEFORE_SECONDS = 15  # load before the crash
 REACTION_SECONDS = 5  # from the crash to the operator's failover
 AFTER_SECONDS = 30  # load after the failover playbook ends
@@ -68,23 +77,23 @@ def failover():
         load.stop()
         hosts.set_link("db-1", True)
     requests = load.requests()
-    purchases = [r for r in requests if r.name == BASKET]
+    bought = purchases(requests)
     retried = retry_fulfillment()
     with database_environment("db-2"):
-        totals = audit.audit(load.local_dir, marks, sum(1 for r in purchases if r.ok))
-    failed = [r for r in requests if not r.ok]
+        totals = audit_purchases(load, marks, bought)
+    counts = fault_table.request_counts(requests, 0, math.inf, None)  # the whole run
     result = {
         "exit_code": done.returncode,
         "recap": [line for line in done.stdout.splitlines() if " : ok=" in line],
         "playbook_seconds": round(ended - started, 2),
         "crash_to_failover_s": round(started - crashed_at, 2),
-        "back_after_failover_start_s": back_after(purchases, started),
+        "back_after_failover_start_s": back_after(bought, started),
         "requests": len(requests),
-        "purchases": len(purchases),
-        "failures_by_status": dict(Counter(str(r.status) for r in failed)),
-        "failures_not_json": sum(1 for r in failed if not r.json),
+        "purchases": len(bought),
+        "failures_by_status": counts["failures_by_status"],
+        "failures_not_json": counts["failures_not_json"],
         "failures_after_back": sum(
-            1 for r in purchases if not r.ok and r.start >= started + (back_after(purchases, started) or 0)
+            1 for r in bought if not r.ok and r.start >= started + (back_after(bought, started) or 0)
         ),
         "audit": {key: value for key, value in totals.items() if key not in ("lost_examples", "payments")},
         "retry": retried.strip().splitlines()[-1:] if retried.strip() else [],

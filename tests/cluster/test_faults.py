@@ -37,7 +37,9 @@ from tests.cluster.steady_load import (
     SECRETS,
     ClusterHosts,
     Load,
+    audit_purchases,
     database_environment,
+    purchases,
     retry_fulfillment,
 )
 
@@ -45,7 +47,6 @@ VICTIM = "ecommerce-2"
 FAULT_SECONDS = 10
 QUIET_SECONDS = 10
 FAULTS = ["services_stopped", "link_down", "rolling_deploy"]
-BASKET = "/api/commerce/v0/baskets/"
 HAPROXY = yaml.safe_load((ROOT / "ansible/roles/haproxy/defaults/main.yml").read_text())
 
 
@@ -91,9 +92,8 @@ def played():
     run.load_ended = run_ended
     requests = load.requests()
     retried = retry_fulfillment()
-    purchases = [r for r in requests if r.name == BASKET]
     with database_environment("db-1"):
-        totals = audit.audit(load.local_dir, marks, sum(1 for r in purchases if r.ok))
+        totals = audit_purchases(load, marks, purchases(requests))
         per_window = audit.by_step(load.local_dir, marks, fault_table.window_of(run))
     rows = fault_table.table(run, requests, watch.samples, per_window)
     retry_summary = retried.strip().splitlines()[-1] if retried.strip() else ""

@@ -4,7 +4,7 @@ import time
 
 import gevent
 
-from common.environment import get, given
+from common.environment import get
 
 # Seconds an order request may take beyond ecommerce's fulfilment timeout (its own two
 # transactions, the LMS's share, queueing under load).
@@ -22,12 +22,14 @@ def users_budget_seconds() -> float:
     return fulfilment_timeout() + TIMEOUT_SLACK + 2
 
 
-def fault_window(phase_seconds: int) -> tuple[int, int]:
-    """(lead, length) of the fault inside a step: FAULT_SECONDS (default a quarter of the
-    step, at least 2 s), starting after a fifth of the step (at least 2 s)."""
+def fault_window(phase_seconds: int, env: dict | None = None) -> tuple[int, int]:
+    """(lead, length) of the fault inside a step: FAULT_SECONDS of ``env`` (os.environ; default
+    a quarter of the step, at least 2 s), starting after a fifth of the step (at least 2 s).
+    A FAULT_SECONDS that is no whole number raises BadSetting, a ValueError."""
     lead = max(2, phase_seconds // 5)
-    length = given("FAULT_SECONDS")
-    length = int(length) if length else max(2, phase_seconds // 4)
+    length = get("FAULT_SECONDS", env)
+    if length is None:
+        length = max(2, phase_seconds // 4)
     return lead, max(1, min(length, phase_seconds - lead - 2))
 
 

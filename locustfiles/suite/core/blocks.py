@@ -32,6 +32,12 @@ def fmt(value, spec: str = "g") -> str:
     return str(value)
 
 
+def figure_cell(row: dict, key: str, kind: str | None = "num") -> dict:
+    """A row's figure as a cell, marked "thin" where the row says its percentile rests on too
+    few samples (figures/results.thin)."""
+    return cell(row.get(key), kind, "thin" if key in (row.get("thin") or ()) else None)
+
+
 def tally(counts: dict, empty: str = DASH) -> str:
     """Counts by name in a few words: "201×40, 503×2" (``empty`` when there are none)."""
     return ", ".join(f"{name}×{n}" for name, n in sorted(counts.items())) or empty

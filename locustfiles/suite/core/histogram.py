@@ -10,6 +10,7 @@ not by the number of requests.
 from collections import Counter
 
 PERCENTILES = (50, 66, 75, 80, 90, 95, 98, 99, 100)
+PERCENTILE_KEYS = tuple(f"p{p}" for p in PERCENTILES)  # a row's keys for them: p50 ... p100
 
 
 def to_ms(response_time: float) -> int:

@@ -17,7 +17,7 @@ Standard library only: ``make help`` prints the defaults before the virtualenv e
 
 from collections.abc import Mapping
 
-from common.environment import get, given
+from common.environment import get, raw
 
 WEIGHTS = {"buy": "BUY_WEIGHT", "pay": "PAY_WEIGHT", "read": "READ_WEIGHT"}
 # The defaults (common/environment/load.py): think time 3-5 s as in 2015, edX's 50 : 1 mix, a
@@ -42,14 +42,14 @@ def load_settings(env: Mapping[str, str]) -> dict:
 
 
 def _weight(env: Mapping[str, str], name: str) -> int:
-    text = given(name, env) or str(LOAD_DEFAULTS[name])
+    text = raw(name, env)
     if not text.strip().isdigit():
         raise ValueError(f"{name} must be a whole number of 0 or more, not {text!r}")
     return int(text)
 
 
 def _seconds(env: Mapping[str, str], name: str) -> float:
-    text = given(name, env) or str(LOAD_DEFAULTS[name])
+    text = raw(name, env)
     try:
         seconds = float(text)
     except ValueError:

@@ -5,7 +5,7 @@ profile-specific results (capacity, soak trend)."""
 from locustfiles.suite.core import refusals, thresholds
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
-from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.core.plan import Plan, Step
 from locustfiles.suite.record.recorder import EndpointStats, StepStats
 from locustfiles.suite.users import paid_journey
 
@@ -61,29 +61,31 @@ def _unshed(row: dict) -> dict:
     return row
 
 
+def step_row(steps: dict[int, StepStats], step: Step, readings: dict[int, dict]) -> dict:
+    """One step's row: its order endpoint's figures, every endpoint's, and its readings."""
+    stats = steps.get(step.index, StepStats())
+    order = stats.endpoints.get(ORDER_ENDPOINT, EndpointStats())
+    row = {
+        "index": step.index,
+        "start": step.start,
+        "users": step.users,
+        "target_rpm": step.target_rpm,
+        "fault": step.fault,
+        "seconds": step.seconds,
+        **_row(order, step.seconds, step.arrivals, stats.missed),
+        "endpoints": {
+            name: _row(endpoint, step.seconds, 0, 0) for name, endpoint in sorted(stats.endpoints.items())
+        },
+    }
+    _unshed(row)
+    if stats.degraded_from is not None:
+        row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
+    row.update(readings.get(step.index, {}))
+    return row
+
+
 def step_rows(plan: Plan, steps: dict[int, StepStats], readings: dict[int, dict]) -> list[dict]:
-    rows = []
-    for step in plan.steps:
-        stats = steps.get(step.index, StepStats())
-        order = stats.endpoints.get(ORDER_ENDPOINT, EndpointStats())
-        row = {
-            "index": step.index,
-            "start": step.start,
-            "users": step.users,
-            "target_rpm": step.target_rpm,
-            "fault": step.fault,
-            "seconds": step.seconds,
-            **_row(order, step.seconds, step.arrivals, stats.missed),
-            "endpoints": {
-                name: _row(endpoint, step.seconds, 0, 0) for name, endpoint in sorted(stats.endpoints.items())
-            },
-        }
-        _unshed(row)
-        if stats.degraded_from is not None:
-            row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
-        row.update(readings.get(step.index, {}))
-        rows.append(row)
-    return rows
+    return [step_row(steps, step, readings) for step in plan.steps]
 
 
 def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = None) -> dict:
@@ -270,13 +272,18 @@ def overload_figures(summary: dict) -> dict:
     }
 
 
+def held(row: dict, rules: list) -> bool:
+    """Whether a step's row held the thresholds: it had requests and passed every rule."""
+    return bool(row["requests"]) and thresholds.judge(rules, row)["passed"]
+
+
 def capacity_search(rows: list[dict], rules: list) -> dict:
     """Which steps held the thresholds (with requests), and capacity: the target of the highest
     step that held below the first that broke (None when the first broke)."""
-    held = [bool(row["requests"]) and thresholds.judge(rules, row)["passed"] for row in rows]
+    passed = [held(row, rules) for row in rows]
     capacity = None
-    for row, ok in zip(rows, held, strict=True):
+    for row, ok in zip(rows, passed, strict=True):
         if not ok:
             break
         capacity = row["target_rpm"]
-    return {"capacity_rpm": capacity, "held": held}
+    return {"capacity_rpm": capacity, "held": passed}

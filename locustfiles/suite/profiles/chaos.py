@@ -18,6 +18,7 @@ class Chaos(Behaviour, catalogue.Chaos):
         seconds = int(settings["PHASE_SECONDS"])
         if seconds < 8:
             raise ValueError("PHASE_SECONDS must be at least 8 (before, during and after a fault)")
+        chaos.fault_window(seconds, env)  # a FAULT_SECONDS that is no number: refused before the run
         target = numbers(settings["RPM"])[0]
         steps = [Step(i, i * seconds, seconds, target_rpm=target, fault=name) for i, name in enumerate(names)]
         return Plan(self.name, steps, True, users_for(target, chaos.users_budget_seconds()))

@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+# Our code, as py-spy names the files (relative to the checkout, which is on sys.path).
 OWN_CODE = ("ecommerce/", "lms_stub/", "common/", "locustfiles/", "settings/")
 EVENT_LOOP = "event loop"
 TOP = 25  # frames kept per list in summary.json (the report shows 10)

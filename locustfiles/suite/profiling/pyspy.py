@@ -48,7 +48,6 @@ from locustfiles.suite.profiling.collapsed import behind_seconds, kind, read_col
 from locustfiles.suite.record import sampler
 
 GROUPS = ("ecommerce", "lms_stub", "rollup", "locust")
-# Our code, as py-spy names the files (relative to the checkout, which is on sys.path).
 STOP_SECONDS = 30  # how long py-spy may take to write its file once told to stop
 SUMMARY_LINE = re.compile(r"Samples: (\d+) Errors: (\d+)")
 PR_SET_PDEATHSIG = 1

@@ -9,7 +9,6 @@ block macro it shares with compare.html and the Markdown one through the blocks'
 so the HTML and the Markdown never disagree.
 """
 
-import base64
 import json
 from pathlib import Path
 
@@ -58,7 +57,7 @@ def render(built: dict, folder: Path) -> tuple[str, str]:
     """(HTML, Markdown) of a built report; the HTML carries its plots inline."""
 
     def inline(file: str) -> str:
-        return "data:image/png;base64," + base64.b64encode((folder / file).read_bytes()).decode()
+        return plots.data_uri((folder / file).read_bytes())
 
     html = HTML.get_template("report.html.j2").render(report=built, inline=inline)
     markdown = MARKDOWN.get_template("report.md.j2").render(report=built)

@@ -10,21 +10,20 @@ to var/runs/<timestamp>-compare/ (compare.json, compare.md, and compare.html: th
 of the report model with plots of their own, inline) and its path is the last line printed.
 """
 
-import base64
-import datetime
 import json
 import sys
 from pathlib import Path
 
 from common.environment import get
+from locustfiles.suite.core import run_folders
 from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_document, section, table, text
-from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
-from locustfiles.suite.report import HTML, versus
+from locustfiles.suite.report import HTML, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
-KEYS = [f"p{p}" for p in PERCENTILES]
+KEYS = PERCENTILE_KEYS  # the figures compared
 TITLE = "Run comparison"
 
 
@@ -191,7 +190,7 @@ def html(result: dict, a_path: str, b_path: str) -> str:
         shown.append(part)
 
     def inline(file: str) -> str:
-        return "data:image/png;base64," + base64.b64encode(drawn[file]).decode()
+        return plots.data_uri(drawn[file])
 
     return HTML.get_template("compare.html.j2").render(title=TITLE, sections=shown, inline=inline)
 
@@ -206,8 +205,7 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result = compare(a, b, get("NOISE_PCT"), get("NOISE_MS"))
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = Path(get("VAR_DIR")) / "runs" / f"{stamp}-compare"
+    folder = run_folders.stamped(run_folders.runs(get("VAR_DIR")), "compare")
     folder.mkdir(parents=True, exist_ok=True)
     written = markdown(result, argv[0], argv[1])
     (folder / "compare.json").write_text(json.dumps(result, indent=2))

@@ -3,7 +3,9 @@ has its own colour, marker and line style (so p95 stays visible when it equals p
 are categories drawn as bars (never two dots joined by a line), and the timeline marks where
 each step began."""
 
+import base64
 from pathlib import Path
+from typing import BinaryIO
 
 import matplotlib
 
@@ -26,10 +28,23 @@ SERIES = {
 MAX_STEP_LABELS = 12  # more step names than this on the timeline would overlap
 
 
-def _save(fig, path: Path) -> None:
+def save(fig, target: Path | BinaryIO) -> None:
+    """The figure as a PNG into a file or a buffer (compare.html's plots), then closed."""
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    fig.savefig(target, format="png", dpi=DPI)
     plt.close(fig)
+
+
+def data_uri(png: bytes) -> str:
+    """A PNG as a data: URI, for an HTML page that carries its plots inline."""
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def ticks(ax, names: list[str]) -> None:
+    """Step names under the bars, slanted when more than four would crowd; a light y grid."""
+    many = len(names) > 4
+    ax.set_xticks(range(len(names)), names, rotation=30 if many else 0, ha="right" if many else "center")
+    ax.grid(alpha=0.3, axis="y")
 
 
 def _bars(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
@@ -47,14 +62,8 @@ def _bars(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
             hatch=None if i % 2 == 0 else "//",
             edgecolor="white",
         )
-    ax.set_xticks(
-        list(x),
-        [label(r) for r in rows],
-        rotation=30 if len(rows) > 4 else 0,
-        ha="right" if len(rows) > 4 else "center",
-    )
+    ticks(ax, [label(r) for r in rows])
     ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
 
 
@@ -82,7 +91,7 @@ def percentiles(summary: dict, path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(9, 4.2))
     _per_step(ax, rows, {k: [r.get(k) for r in rows] for k in ("p50", "p95", "p99")}, "ms")
     ax.set_title("Order endpoint: p50, p95 and p99 per step")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -151,7 +160,7 @@ def timeline(summary: dict, path: Path) -> bool:
         "The whole run: rate and failures (every endpoint), order endpoint percentiles"
         + (", users" if with_users else "")
     )
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -174,7 +183,7 @@ def capacity(summary: dict, path: Path) -> bool:
     ax.set_ylabel("p95 ms")
     ax.set_title("Capacity: achieved RPM against p95 (labels: steps)")
     ax.grid(alpha=0.3)
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -198,7 +207,7 @@ def soak(summary: dict, path: Path) -> bool:
         other.set_ylabel("database MB")
         other.legend(fontsize=8, loc="lower right")
     ax.set_title("Soak: p95 and database size per bucket")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -219,7 +228,7 @@ def soak_size(summary: dict, path: Path) -> bool:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Soak: p95 against database size")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -246,7 +255,7 @@ def time_split_plot(summary: dict, path: Path) -> bool:
     ax.set_title("Order request: where the time went per step (Server-Timing)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, axis="y")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -297,7 +306,7 @@ def resources(summary: dict, path: Path) -> bool:
     _per_step(rss, rows, {g: [(r.get("rss_mb") or {}).get(g) for r in rows] for g in groups}, "MB")
     cpu.set_title("CPU per step: process groups, Locust, the rest of the machine")
     rss.set_title("Peak RSS per process group")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -343,7 +352,7 @@ def scalability(summary: dict, path: Path) -> bool:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("Universal Scalability Law fitted to the steps")
-    _save(fig, path)
+    save(fig, path)
     return True
 
 

@@ -4,7 +4,7 @@ per-step table, the CPU per purchase, the audit line, and for edX's 2015 client 
 (run.py prints the folder's path after them). The table is a block of the report model
 (core/blocks.py), rendered as plain text."""
 
-from locustfiles.suite.core.blocks import DASH, cell, fmt, plain, table
+from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
 from locustfiles.suite.figures import scalability
 
 COLUMNS = (  # header, key, width
@@ -25,11 +25,7 @@ def step_table(rows: list[dict], overall: dict | None = None) -> dict:
     percentile rests on too few samples."""
 
     def line(row: dict) -> list[dict]:
-        thin = row.get("thin") or ()
-        return [
-            cell(row.get(key), None if key == "label" else "num", "thin" if key in thin else None)
-            for _, key, _ in COLUMNS
-        ]
+        return [figure_cell(row, key, None if key == "label" else "num") for _, key, _ in COLUMNS]
 
     return table([h for h, _, _ in COLUMNS], [line(r) for r in [*rows, *([overall] if overall else [])]])
 

@@ -11,23 +11,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from locustfiles.suite.report.plots import DPI, SERIES  # noqa: E402
+from locustfiles.suite.report.plots import SERIES, save, ticks  # noqa: E402
 
 SHOWN = ("p50", "p95", "p99")
 
 
 def _png(fig) -> bytes:
-    fig.tight_layout()
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=DPI)
-    plt.close(fig)
+    save(fig, out)
     return out.getvalue()
-
-
-def _ticks(ax, names: list[str]) -> None:
-    many = len(names) > 4
-    ax.set_xticks(range(len(names)), names, rotation=30 if many else 0, ha="right" if many else "center")
-    ax.grid(alpha=0.3, axis="y")
 
 
 def percentiles(result: dict) -> bytes | None:
@@ -55,7 +47,7 @@ def percentiles(result: dict) -> bytes | None:
                 ax.annotate(
                     "!", (i + 0.2, d["b"]), ha="center", va="bottom", fontweight="bold", color="#8b1a1a"
                 )
-        _ticks(ax, [row["step"] for row in rows])
+        ticks(ax, [row["step"] for row in rows])
         ax.set_title(f"{key}: A (pale) against B (hatched)")
         ax.legend(fontsize=8)
     axes[0].set_ylabel("ms")
@@ -84,7 +76,7 @@ def changes(result: dict) -> bytes | None:
                 color=SERIES[key]["color"],
                 alpha=1.0 if d["significant"] else 0.35,
             )
-    _ticks(ax, [row["step"] for row in rows])
+    ticks(ax, [row["step"] for row in rows])
     ax.set_ylabel("B − A (%)")
     band = Patch(color="#999", alpha=0.18, label=f"noise floor ±{floor['pct']:g} %")
     ax.legend(handles=[band, *[Patch(color=SERIES[key]["color"], label=key) for key in SHOWN]], fontsize=8)
@@ -110,7 +102,7 @@ def cpu(result: dict) -> bytes | None:
     for i, group in enumerate(groups):
         if found[group]["significant"]:
             ax.annotate("!", (i + 0.2, found[group]["b"]), ha="center", va="bottom", fontweight="bold")
-    _ticks(ax, groups)
+    ticks(ax, groups)
     ax.set_ylabel("ms of CPU per purchase")
     ax.legend(fontsize=8)
     return _png(fig)

@@ -14,7 +14,6 @@ PHASE_SECONDS, FAULT_SECONDS; for profile SAMPLE_HZ; for edx2015 the 2015 client
 PRELOAD=N first fills the databases to N preloaded purchases if they hold fewer (make preload).
 """
 
-import datetime
 import json
 import os
 import signal
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from common.environment import get, given
 from locustfiles.suite import profiles
-from locustfiles.suite.core import catalogue, learner_settings, thresholds
+from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.record import sampler
 from locustfiles.suite.report import terminal
@@ -78,7 +77,7 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        preload_to = _checked(profile, env)
+        preload_to, workers = _checked(profile, env)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -86,22 +85,25 @@ def main(argv: list[str]) -> int:
     ui = (given("UI", env) or "") not in ("", "0", "false")
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
-    processes = _start_locust(profile, env, run_dir, ui, int(given("WORKERS", env) or 0))
+    processes = _start_locust(profile, env, run_dir, ui, workers)
     if ui:
         print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
         print("The latest report: /suite/report in the web UI", flush=True)
     return _follow(processes, run_dir, ui)
 
 
-def _checked(profile: str, env: dict) -> int | None:
-    """The run's sizes, thresholds, learners' mix, preload and readings hosts, refused with a
-    ValueError before anything starts; the purchases to preload, if any."""
+def _checked(profile: str, env: dict) -> tuple[int | None, int]:
+    """The run's sizes, thresholds, learners' mix, preload, workers and readings hosts, refused
+    with a ValueError before anything starts; the purchases to preload, if any, and the workers."""
     profiles.get(profile).plan(env)
     thresholds.parse(given("THRESHOLDS", env) or "")
     learner_settings.load_settings(env)
     preload_to = preload_size(given("PRELOAD", env))
+    workers = get("WORKERS", env) or 0
+    if workers < 0:
+        raise ValueError(f"WORKERS must be 0 or more Locust worker processes, not {workers}")
     sampler.parse_hosts(get("READINGS_HOSTS", env))
-    return preload_to
+    return preload_to, workers
 
 
 def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
@@ -114,8 +116,7 @@ def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Pat
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(get("VAR_DIR", env)) / "runs" / f"{stamp}-{profile}"
+    run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
     config = service_config(running, host)
     config["database_at_start"] = database_at_start(env)

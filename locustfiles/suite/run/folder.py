@@ -1,8 +1,9 @@
 """The run folder: var/runs/<stamp>-<profile>/ (or the one --suite-run-dir names), and a
 hand-made run's name once it is known what ran."""
 
-import datetime
 from pathlib import Path
+
+from locustfiles.suite.core import run_folders
 
 
 def new_run_dir(given: str, runs: Path, profile: str) -> Path:
@@ -11,13 +12,11 @@ def new_run_dir(given: str, runs: Path, profile: str) -> Path:
     if given and not (Path(given) / "summary.json").exists():
         folder = Path(given)
     else:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        base = Path(given).parent if given else runs
-        folder = base / f"{stamp}-{profile}"
-        suffix = 1
+        first = run_folders.stamped(Path(given).parent if given else runs, profile)
+        folder, suffix = first, 1
         while folder.exists():
             suffix += 1
-            folder = base / f"{stamp}-{profile}-{suffix}"
+            folder = first.with_name(f"{first.name}-{suffix}")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -25,9 +24,11 @@ def new_run_dir(given: str, runs: Path, profile: str) -> Path:
 def rename_for(run_dir: Path, summary: dict) -> Path:
     """A hand-made run's folder says what ran: <stamp>-manual-3-users, or 1-to-5-users."""
     counts = [row["users"] for row in summary["steps"]]
+    if not counts:  # stopped before its first step: nothing to name it by
+        return run_dir
     users = f"{counts[0]}" if len(set(counts)) == 1 else f"{min(counts)}-to-{max(counts)}"
     target = run_dir.with_name(f"{run_dir.name}-{users}-user{'s' if counts != [1] else ''}")
-    if target.exists() or not counts:
+    if target.exists():
         return run_dir
     run_dir.rename(target)
     return target

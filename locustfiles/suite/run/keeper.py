@@ -21,7 +21,8 @@ from flask import Response
 
 from common.environment import get, given
 from locustfiles.suite import profiles, report
-from locustfiles.suite.core import thresholds
+from locustfiles.suite.core import run_folders, thresholds
+from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.figures import results
@@ -64,7 +65,7 @@ class KeptRun(LoadRun):
         self.answered_count = 0
         self.broken: int | None = None
         self.chaos_events: dict = {}
-        self.profiler = None  # make profile's py-spy recordings (profiles.behaviour.Profiling)
+        self.profiler = None  # make profile's py-spy recordings (profiles/profiling.py)
         self.git_at_start: dict | None = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
@@ -120,7 +121,7 @@ class KeptRun(LoadRun):
             self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
         self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
-        runs = Path(get("VAR_DIR", self.env)) / "runs"
+        runs = run_folders.runs(get("VAR_DIR", self.env))
         self.run_dir = folder.new_run_dir(self.options.suite_run_dir, runs, self.profile.name)
         self.stopping = False
         self.recorder = Recorder(self.plan)
@@ -229,17 +230,17 @@ class KeptRun(LoadRun):
             return
         self._printed.add(index)
         step = self.plan.steps[index]
-        row = results.step_rows(self.plan, self.recorder.steps, {})[index]
+        row = results.step_row(self.recorder.steps, step, {})
         total = f"{self.plan.seconds:g}" if self.plan.seconds else "?"
         if step.warm_up:
-            name = f"warm-up ({_num(step.target_rpm)} RPM, not judged)"
+            name = f"warm-up ({fmt(step.target_rpm)} RPM, not judged)"
         else:
             number = index + 1 - (self.plan.warm_up is not None)
             count = self.plan.step_count or "?"
             name = f"step {number}/{count} ({self.profile.label(step)})"
         self.progress(
             f"{name}, {step.start + step.seconds:g}/{total} s: "
-            f"{_num(row['rpm'])} RPM, p95 {_num(row['p95'])} ms, "
+            f"{fmt(row['rpm'])} RPM, p95 {fmt(row['p95'])} ms, "
             f"{row['failures']} failed, {row['missed']} missed"
         )
 
@@ -259,8 +260,8 @@ class KeptRun(LoadRun):
                 break
             if step.warm_up:  # a cold stack's first minute is not the service's capacity
                 continue
-            row = results.step_rows(self.plan, self.recorder.steps, {})[step.index]
-            if row["requests"] and not thresholds.judge(self.rules, row)["passed"]:
+            row = results.step_row(self.recorder.steps, step, {})
+            if row["requests"] and not results.held(row, self.rules):
                 self.broken = step.index
                 break
         return self.broken
@@ -361,7 +362,3 @@ class KeptRun(LoadRun):
             if not path or not path.exists():
                 return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
             return Response(path.read_text(), mimetype="text/html")
-
-
-def _num(value) -> str:
-    return "–" if value is None else f"{value:g}"

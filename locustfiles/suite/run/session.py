@@ -11,6 +11,7 @@ or ``MasterRun``: keeper.KeptRun's steps, readings, audit and report with that r
 (run/hooks.py picks the class).
 """
 
+import functools
 import json
 import logging
 import os
@@ -72,9 +73,10 @@ class LoadRun:
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115
 
-    @property
+    @functools.cached_property
     def host_name(self) -> str:
-        """The host this process runs on, as READINGS_HOSTS names it."""
+        """The host this process runs on, as READINGS_HOSTS names it (read once: every report
+        to the master carries it)."""
         return get("READINGS_HOST_NAME", self.env) or socket.gethostname()
 
     def log(self, message: str) -> None:
@@ -172,8 +174,15 @@ def _is_json(text: str | None) -> bool:
 
 
 def _own_cpu_seconds() -> float:
-    times = psutil.Process().cpu_times()
+    times = _process(os.getpid()).cpu_times()
     return times.user + times.system
+
+
+@functools.cache
+def _process(pid: int) -> psutil.Process:
+    """This process, made once per pid (a forked process gets its own): a worker reads its CPU
+    with every report to the master."""
+    return psutil.Process(pid)
 
 
 def trim_locust_memory(stats, now: float, keep_seconds: int = 120, keep_history: int = 720) -> None:

@@ -1,6 +1,7 @@
 """``python -m locustfiles.suite.tools.summary_schema``: writes docs/summary.schema.json from
 the summary's types (core/summary.py); with ``--check`` it writes nothing and exits 1 when the
-shipped file is not what the types give (tests/loadsuite/core/test_summary.py checks the same).
+shipped file is not what the types give (scripts/lint.sh runs it; tests/loadsuite/tools/
+test_summary_schema.py checks the same).
 """
 
 import argparse

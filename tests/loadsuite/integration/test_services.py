@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.loadsuite.runs import ROOT, started
+
 # After the other tests on the load suite's stack (conftest.py): these restart its services,
 # and the last one stops them.
 pytestmark = [pytest.mark.slow, pytest.mark.stack_order(1)]
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def server_pids(env: dict) -> dict[str, str]:
@@ -23,14 +23,7 @@ def server_pids(env: dict) -> dict[str, str]:
 
 def smoke(env: dict, **changed: str) -> str:
     """A two-second smoke run; its output."""
-    done = subprocess.run(
-        [sys.executable, "-m", "locustfiles.suite.run", "smoke"],
-        cwd=ROOT,
-        env={**env, "USERS": "1", "STEP_SECONDS": "2", **changed},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done, _ = started(env, "smoke", **{"USERS": "1", "STEP_SECONDS": "2", **changed})
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 

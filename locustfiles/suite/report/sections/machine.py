@@ -4,7 +4,7 @@ the load generator's CPU and the load balancer.
 
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
 from locustfiles.suite.core.text import label, plural
-from locustfiles.suite.figures.cpu import mix_words
+from locustfiles.suite.figures.cpu import KEYS, mix_words
 from locustfiles.suite.figures.time_split import locust_percent
 from locustfiles.suite.verdict.findings import NEAR_FULL_CORE, machine_cores
 
@@ -116,16 +116,10 @@ def per_host(rows: list[dict]) -> list[dict]:
     ]
 
 
-CPU_COLUMNS = {  # header: cpu_ms_per_purchase key
-    "ecommerce": "ecommerce",
-    "lms_stub": "lms_stub",
-    "mariadb": "mariadb",
-    "rollup": "rollup",
-    "haproxy": "haproxy",  # shown where a load balancer was read
-    "services": "services",
-    "Locust": "locust",
-    "other": "other",
-    "machine": "machine",
+# header: cpu_ms_per_purchase key. cpu.KEYS in its order but for the machine, shown last: the
+# groups, haproxy (where a load balancer was read), the services, Locust, other, the machine.
+CPU_COLUMNS = {
+    ("Locust" if key == "locust" else key): key for key in [*(k for k in KEYS if k != "machine"), "machine"]
 }
 
 

@@ -3,13 +3,10 @@ and where the order request's time went.
 """
 
 from locustfiles.suite.core import refusals
-from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
-from locustfiles.suite.core.histogram import PERCENTILES
+from locustfiles.suite.core.blocks import cell, figure_cell, fmt, image, section, table, text
+from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures.time_split import TIME_SPLIT, time_split
-
-PERCENTILE_KEYS = [f"p{p}" for p in PERCENTILES]
-
 
 THIN_NOTE = (
     "† the percentile rests on fewer than 5 samples above it (requests × (1 − N/100) < 5): "
@@ -18,8 +15,7 @@ THIN_NOTE = (
 
 
 def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
-    thin = set(row.get("thin") or [])
-    return [cell(row.get(k), "num", "thin" if k in thin else None) for k in keys]
+    return [figure_cell(row, k) for k in keys]
 
 
 def _has_thin(rows: list[dict]) -> bool:
