@@ -13,7 +13,8 @@ A number is ``float`` (JSON's number: an integer is one too); ``Any`` is any JSO
 from typing import Any, NotRequired, TypedDict
 
 # 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
-SCHEMA_VERSION = 1
+# 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling; issue 29).
+SCHEMA_VERSION = 2
 
 
 class Row(TypedDict):
@@ -67,6 +68,7 @@ class StepRow(OverallRow):
     degraded_from: NotRequired[int]
     degraded_until: NotRequired[int]
     held: NotRequired[bool]  # capacity: the step kept the thresholds
+    ceiling_rpm: NotRequired[float | None]  # capacity: figures/ceiling.py
     reading_seconds: NotRequired[float]
     cpu_percent: NotRequired[dict[str, Any]]
     cpu_ms: NotRequired[dict[str, Any]]
@@ -210,9 +212,31 @@ class Profiling(TypedDict):
     seconds: NotRequired[float]
 
 
+class BrokenStep(TypedDict):
+    """What the step after capacity broke on (figures/ceiling.py)."""
+
+    step: str
+    target_rpm: float | None
+    errors: float | None
+    refused: dict[str, int]
+    p95: float | None
+    machine_cpu_percent: float | None
+
+
+class Ceiling(TypedDict):
+    """Capacity beside the machine's ceiling at the step that set it (figures/ceiling.py)."""
+
+    step: str
+    ceiling_rpm: float
+    ratio: float
+    machine_cpu_percent: float
+    cores: int
+    next_step: BrokenStep | None
+
+
 class Summary(TypedDict):
     """summary.json. The profile-specific keys are NotRequired: capacity writes capacity_rpm,
-    capacity_steps_held and scalability; soak trend; overload overload; chaos retry_fulfillment
+    capacity_steps_held, ceiling and scalability; soak trend; overload overload; chaos retry_fulfillment
     and reliability; edx2015 client; profile profiling; a run behind HAProxy balancer."""
 
     schema_version: int
@@ -249,10 +273,23 @@ class Summary(TypedDict):
     overload: NotRequired[dict[str, Any]]
     capacity_rpm: NotRequired[float | None]
     capacity_steps_held: NotRequired[int]
+    ceiling: NotRequired[Ceiling | None]
     scalability: NotRequired[dict[str, Any]]
     trend: NotRequired[dict[str, Any]]
     client: NotRequired[dict[str, Any]]
 
 
 # The objects whose every key is listed above: the schema refuses a key they do not name.
-CLOSED = (Summary, Endpoints, EndpointsOfStep, Timeline, Load, LoadGenerator, Db, Verdict, Finding)
+CLOSED = (
+    Summary,
+    Endpoints,
+    EndpointsOfStep,
+    Timeline,
+    Load,
+    LoadGenerator,
+    Db,
+    Verdict,
+    Finding,
+    Ceiling,
+    BrokenStep,
+)

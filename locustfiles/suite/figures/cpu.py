@@ -136,3 +136,11 @@ def mix_words(mix: dict) -> str:
     if mix.get("buy_weight") is not None:
         text += f" (BUY_WEIGHT {mix['buy_weight']} : PAY_WEIGHT {mix['pay_weight']})"
     return text
+
+
+def machine_cores(summary: dict, row: dict | None = None) -> int | None:
+    """The cores the machine figures are out of: every kernel's the hosts' agents read
+    (READINGS_HOSTS), else the Locust host's own (the stack ran beside it)."""
+    rows = [row] if row is not None else summary.get("steps", [])
+    read = max((r.get("machine_cores") or 0 for r in rows), default=0)
+    return read or ((summary.get("provenance") or {}).get("host") or {}).get("cores")

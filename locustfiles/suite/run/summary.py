@@ -100,9 +100,9 @@ def judged(
 ) -> Summary:
     """The summary with the profile's figures, its verdict (the audit, then the profile's
     judging), the provenance and the findings over all of it."""
+    summary["provenance"] = provenance  # the host's cores, for the profile's figures
     summary.update(profile.figures(summary, rules, read or {}))
     summary["verdict"] = verdict(summary, profile, rules)
-    summary["provenance"] = provenance
     summary["findings"] = findings.findings(summary)
     return summary
 

@@ -19,15 +19,33 @@ def capacity(summary: dict) -> dict:
         "capacity",
         "Capacity",
         text(verdict),
+        text(ceiling_words(summary.get("ceiling"))) if summary.get("ceiling") else None,
         table(
-            ["step", "target RPM", "achieved RPM", "p95", "held"],
+            ["step", "target RPM", "achieved RPM", "p95", "held", "machine CPU %", "ceiling RPM"],
             [
-                [label(r), r.get("target_rpm"), r.get("rpm"), r.get("p95"), r.get("held")]
+                [
+                    label(r),
+                    r.get("target_rpm"),
+                    r.get("rpm"),
+                    r.get("p95"),
+                    r.get("held"),
+                    r.get("machine_cpu_percent"),
+                    r.get("ceiling_rpm"),
+                ]
                 for r in summary["steps"]
             ],
+            notes=["ceiling RPM: the rate at which every core would be busy at that step's CPU per arrival."],
         ),
         image("capacity.png", "Achieved RPM against p95"),
         *scalability_blocks(summary.get("scalability")),
+    )
+
+
+def ceiling_words(found: dict) -> str:
+    return (
+        f"The machine's ceiling at {found['step']}: {fmt(found['ceiling_rpm'])} RPM "
+        f"({fmt(found['machine_cpu_percent'])} % busy of {found['cores'] * 100} %); "
+        f"capacity ÷ ceiling = {found['ratio']:.2f}."
     )
 
 

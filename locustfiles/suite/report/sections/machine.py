@@ -4,9 +4,9 @@ the load generator's CPU and the load balancer.
 
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
 from locustfiles.suite.core.text import label, plural
-from locustfiles.suite.figures.cpu import KEYS, mix_words
+from locustfiles.suite.figures.cpu import KEYS, machine_cores, mix_words
 from locustfiles.suite.figures.time_split import locust_percent
-from locustfiles.suite.verdict.findings import NEAR_FULL_CORE, machine_cores
+from locustfiles.suite.verdict.findings import NEAR_FULL_CORE
 
 
 def resources(summary: dict) -> dict:

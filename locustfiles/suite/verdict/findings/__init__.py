@@ -17,7 +17,6 @@ from locustfiles.suite.verdict.findings.machine import (
     cpu_findings,
     index_findings,
     load_generator_findings,
-    machine_cores,
     missed_findings,
     shared_machine_findings,
     thin_findings,
@@ -35,7 +34,6 @@ __all__ = [
     "LEVELS",
     "NEAR_FULL_CORE",
     "findings",
-    "machine_cores",
     "verdict_findings",
     "error_findings",
 ]

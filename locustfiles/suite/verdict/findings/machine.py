@@ -3,6 +3,7 @@ busiest process, a shared machine, CPU per purchase, statements without an index
 on too few samples, missed arrivals."""
 
 from locustfiles.suite.core.text import label, plural, shorten
+from locustfiles.suite.figures.cpu import machine_cores
 from locustfiles.suite.verdict.findings.words import finding
 
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
@@ -30,14 +31,6 @@ def load_generator_findings(summary: dict) -> list[dict]:
             "of one core.",
         )
     ]
-
-
-def machine_cores(summary: dict, row: dict | None = None) -> int | None:
-    """The cores the machine figures are out of: every kernel's the hosts' agents read
-    (READINGS_HOSTS), else the Locust host's own (the stack ran beside it)."""
-    rows = [row] if row is not None else summary.get("steps", [])
-    read = max((r.get("machine_cores") or 0 for r in rows), default=0)
-    return read or ((summary.get("provenance") or {}).get("host") or {}).get("cores")
 
 
 def busiest_process_findings(summary: dict) -> list[dict]:

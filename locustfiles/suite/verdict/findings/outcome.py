@@ -5,6 +5,7 @@ from collections import Counter
 
 from locustfiles.suite.core import refusals, thresholds
 from locustfiles.suite.core.text import label, plural
+from locustfiles.suite.figures import ceiling
 from locustfiles.suite.verdict.findings.words import finding, metric_value, ms
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
@@ -86,10 +87,35 @@ def capacity_findings(summary: dict) -> list[dict]:
                 "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
             )
         )
+    if summary.get("ceiling"):
+        found.append(ceiling_finding(summary["ceiling"], capacity))
     model = summary.get("scalability")
     if model:
         found.append(finding("info", scalability_sentence(model)))
     return found
+
+
+def ceiling_finding(found: dict, capacity: float) -> dict:
+    """Capacity's share of the machine's ceiling at its step; a warning under ceiling.NEAR, with
+    what the next step broke on (or that no step broke, so RPM_MAX ended the search)."""
+    text = (
+        f"Capacity {capacity:g} RPM is {found['ratio']:.2f} of the machine's ceiling at {found['step']} "
+        f"({found['ceiling_rpm']:g} RPM: every core busy at that step's CPU per arrival; the machine was "
+        f"{found['machine_cpu_percent']:g} % busy of {found['cores'] * 100} %)"
+    )
+    if found["ratio"] >= ceiling.NEAR:
+        return finding("info", text + ".")
+    broken = found["next_step"]
+    if broken is None:
+        return finding("warning", text + ": no step broke, the last target ended the search (raise RPM_MAX).")
+    refused = ", ".join(f"{kind} {n}" for kind, n in broken["refused"].items()) or "nothing refused"
+    busy = broken["machine_cpu_percent"]
+    return finding(
+        "warning",
+        f"{text}: the machine had CPU to spare. {broken['step']} broke with {refused}, "
+        f"p95 {metric_value('p95', broken['p95'])}, the machine "
+        + ("not read." if busy is None else f"{busy:g} % busy."),
+    )
 
 
 def scalability_sentence(model: dict) -> str:

@@ -1,0 +1,57 @@
+"""The machine's ceiling in a capacity run: how much of the machine its capacity used.
+
+A step's ceiling is the arrival rate at which every core would be busy at the CPU each arrival
+cost the machine in that step: the arrivals it ran per minute × (cores × 100 %) ÷ the
+machine's CPU % (every core's busy time: the services, the load generator and anything else,
+as cpu.py reads it). In the open model an arrival is a learner's purchase (read back when the
+mix says so), so this is cores × 60,000 ms ÷ the machine's CPU ms per purchase, counted over
+the purchases the step started rather than those it completed. Capacity ÷ the ceiling of the
+step that set it is the share of the machine the capacity used: 1.0 = every core busy. Under
+NEAR of it, something other than the CPU stopped the climb (the services refusing, a queue, a
+lock), and the finding says what the next step broke on.
+"""
+
+from locustfiles.suite.core import refusals
+from locustfiles.suite.core.text import label
+
+NEAR = 0.9  # capacity under this share of its ceiling: the machine had CPU to spare
+
+
+def step_ceiling(row: dict, cores: int | None) -> float | None:
+    """The step's ceiling in RPM; None when the machine's CPU was not read or nothing ran."""
+    busy, seconds = row.get("machine_cpu_percent"), row.get("seconds")
+    ran = (row.get("arrivals") or 0) - (row.get("missed") or 0)
+    if not cores or not busy or not seconds or ran <= 0:
+        return None
+    return round(ran * 60 / seconds * cores * 100 / busy, 1)
+
+
+def capacity_ceiling(rows: list[dict], capacity_rpm: float | None, cores: int | None) -> dict | None:
+    """At the step that set capacity (the last that held): its ceiling, capacity ÷ ceiling,
+    the machine's CPU, and what the next step broke on; None without a capacity or a ceiling."""
+    setting = next((r for r in reversed(rows) if r.get("held") and r["target_rpm"] == capacity_rpm), None)
+    ceiling = step_ceiling(setting, cores) if setting else None
+    if not ceiling:
+        return None
+    broken = next((r for r in rows if r["index"] > setting["index"] and not r.get("held", True)), None)
+    return {
+        "step": label(setting),
+        "ceiling_rpm": ceiling,
+        "ratio": round(capacity_rpm / ceiling, 2),
+        "machine_cpu_percent": setting["machine_cpu_percent"],
+        "cores": cores,
+        "next_step": _broken(broken) if broken else None,
+    }
+
+
+def _broken(row: dict) -> dict:
+    """What a broken step says of why: its refusals by kind (shed: a service past its limit),
+    its p95 (waiting) and how busy the machine was."""
+    return {
+        "step": label(row),
+        "target_rpm": row["target_rpm"],
+        "errors": row.get("errors"),
+        "refused": {refusals.label(kind): n for kind, n in (row.get("refusals") or {}).items()},
+        "p95": row.get("p95"),
+        "machine_cpu_percent": row.get("machine_cpu_percent"),
+    }
