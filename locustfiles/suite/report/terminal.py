@@ -107,6 +107,11 @@ def lines(summary: dict) -> list[str]:
     if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
+        if found := summary.get("ceiling"):
+            out.append(
+                f"  {found['ratio']:.2f} of the machine's ceiling at that step ({found['ceiling_rpm']:g} RPM, "
+                f"the machine {found['machine_cpu_percent']:g} % busy of {found['cores'] * 100} %)"
+            )
         if broken and summary["steps"]:
             out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
         if summary.get("scalability"):

@@ -7,8 +7,10 @@ import pytest
 from locustfiles.suite import profiles
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.figures import ceiling
+from locustfiles.suite.report import terminal
 from locustfiles.suite.report.sections import limits
 from locustfiles.suite.verdict.findings import outcome
+from tests.loadsuite import synthetic
 
 
 def step(index, target, busy, held=True, refused=None, p95=50, missed=0):
@@ -117,7 +119,22 @@ def test_the_capacity_section_shows_each_steps_ceiling_and_the_ratio():
     summary = {"capacity_rpm": 600, "steps": rows, "ceiling": ceiling.capacity_ceiling(rows, 600, 2)}
     blocks = limits.capacity(summary)["blocks"]
     said = [b["text"] for b in blocks if b["kind"] == "text"]
-    assert "The machine's ceiling at 600 RPM: 800 RPM (150 % busy of 200 %); capacity ÷ ceiling = 0.75." in said
+    assert (
+        "The machine's ceiling at 600 RPM: 800 RPM (150 % busy of 200 %); capacity ÷ ceiling = 0.75." in said
+    )
     (steps,) = [b for b in blocks if b["kind"] == "table"]
     assert steps["headers"][-2:] == ["machine CPU %", "ceiling RPM"]
     assert [row[-1]["text"] for row in steps["rows"]] == ["800", "1125"]
+
+
+def test_the_terminal_says_capacitys_share_of_the_ceiling():
+    p, recorder, *_ = synthetic.recorded("capacity", {"RPM": "600 900", "STEP_SECONDS": "10"})
+    summary = synthetic.summary_for(p, recorder, {"profile_sections": ["capacity"]})
+    rows = [step(0, 600, 150.0), step(1, 900, 160.0, held=False)]
+    summary.update(capacity_rpm=600, ceiling=ceiling.capacity_ceiling(rows, 600, 2))
+    said = terminal.lines(summary)
+    at = said.index("capacity: 600 RPM held every threshold")
+    assert (
+        said[at + 1]
+        == "  0.75 of the machine's ceiling at that step (800 RPM, the machine 150 % busy of 200 %)"
+    )
