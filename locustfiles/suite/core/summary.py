@@ -13,7 +13,8 @@ A number is ``float`` (JSON's number: an integer is one too); ``Any`` is any JSO
 from typing import Any, NotRequired, TypedDict
 
 # 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
-# 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling; issue 29).
+# 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling) and a step's
+#    worker_cpu_percent (issue 29).
 SCHEMA_VERSION = 2
 
 
@@ -81,6 +82,7 @@ class StepRow(OverallRow):
     kernels: NotRequired[int]
     rss_mb: NotRequired[dict[str, Any]]
     processes_replaced: NotRequired[dict[str, Any]]
+    worker_cpu_percent: NotRequired[dict[str, list[float]]]  # each worker's, busiest first
     hosts: NotRequired[dict[str, Any]]
     db: NotRequired[dict[str, Any]]
     db_deltas: NotRequired[dict[str, Any]]

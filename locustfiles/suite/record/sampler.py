@@ -122,9 +122,11 @@ class ServerSampler:
     def snapshot(self) -> dict:
         if self.hosts:
             return self._remote_snapshot()
-        cpu, rss = {}, {}
+        cpu, rss, workers = {}, {}, {}
         for group, processes in self.processes().items():
             cpu[group], rss[group] = {}, 0
+            if GROUPS[group][1]:  # a gunicorn master's children: its workers
+                workers[group] = [process.pid for process in processes[1:]]
             for process in processes:
                 try:
                     times = process.cpu_times()
@@ -138,6 +140,7 @@ class ServerSampler:
             "cpu": cpu,
             "machine": machine_busy_seconds(),
             "rss": rss,
+            "workers": workers,
             "status": self.status(),
         }
 
@@ -237,6 +240,18 @@ class ServerSampler:
             busy = sum(after["kernels"][k] - before["kernels"][k] for k in after["kernels"])
             machine = round(100 * max(busy, 0.0) / wall, 1)
         peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
+        # Each worker's share: how evenly a service's workers took the load (issue 29).
+        per_worker = {
+            group: sorted(
+                (
+                    round(100 * max(after["cpu"][group][pid] - before["cpu"][group][pid], 0.0) / wall, 1)
+                    for pid in pids
+                    if pid in after["cpu"].get(group, {}) and pid in before["cpu"].get(group, {})
+                ),
+                reverse=True,
+            )
+            for group, pids in (after.get("workers") or {}).items()
+        }
         self._peak_rss = {}
         deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
         levels = {name: after["status"][name] for name in GAUGES}
@@ -254,6 +269,8 @@ class ServerSampler:
             "db_levels": levels,  # the value at the step's end
             "processes_replaced": replaced,
         }
+        if any(per_worker.values()):
+            found["worker_cpu_percent"] = per_worker
         if "hosts" in after:
             found["hosts"] = self._host_readings(before, after)
             found["kernels"] = len(after.get("kernels") or ())

@@ -109,8 +109,9 @@ def lines(summary: dict) -> list[str]:
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
         if found := summary.get("ceiling"):
             out.append(
-                f"  {found['ratio']:.2f} of the machine's ceiling at that step ({found['ceiling_rpm']:g} RPM, "
-                f"the machine {found['machine_cpu_percent']:g} % busy of {found['cores'] * 100} %)"
+                f"  {found['ratio']:.2f} of the machine's ceiling at that step "
+                f"({found['ceiling_rpm']:g} RPM, the machine {found['machine_cpu_percent']:g} % busy "
+                f"of {found['cores'] * 100} %)"
             )
         if broken and summary["steps"]:
             out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")

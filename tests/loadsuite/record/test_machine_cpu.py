@@ -41,3 +41,29 @@ def test_a_reading_gives_the_machines_cpu_and_its_seconds(tmp_path):
     assert (reading["machine_cpu_percent"], reading["reading_seconds"]) == (165.0, 10.0)
     after["machine"] = None  # no /proc/stat
     assert ServerSampler(tmp_path, ("x",)).reading(before, after)["machine_cpu_percent"] is None
+
+
+def test_a_reading_gives_each_workers_cpu_busiest_first(tmp_path):
+    """Issue 29, item 2: how evenly a service's workers took the step's load. The master (pid
+    1) is not a worker; a worker that started or ended within the step is left out."""
+    status = {name: 0 for name in (*COUNTERS, *GAUGES)}
+    before = {
+        "time": 100.0,
+        "cpu": {"ecommerce": {1: 0.5, 2: 1.0, 3: 2.0, 4: 1.0}, "mariadb": {9: 1.0}},
+        "machine": 5000.0,
+        "rss": {},
+        "workers": {"ecommerce": [2, 3, 4]},
+        "status": status,
+    }
+    after = {
+        "time": 110.0,
+        "cpu": {"ecommerce": {1: 0.6, 2: 2.0, 3: 8.0, 5: 1.0}, "mariadb": {9: 2.0}},
+        "machine": 5016.5,
+        "rss": {},
+        "workers": {"ecommerce": [2, 3, 5]},
+        "status": status,
+    }
+    reading = ServerSampler(tmp_path, ("x",)).reading(before, after)
+    assert reading["worker_cpu_percent"] == {"ecommerce": [60.0, 10.0]}
+    del before["workers"], after["workers"]  # hosts read through their agents: not known
+    assert "worker_cpu_percent" not in ServerSampler(tmp_path, ("x",)).reading(before, after)

@@ -63,3 +63,21 @@ def test_the_terminal_prints_the_runs_cpu_per_purchase_in_one_line():
         f"other {f['other']:g}, machine {f['machine']:g} "
         f"({planted['cpu_accounting']['purchases']} free + 0 paid purchases)"
     )
+
+
+def test_the_resources_section_shows_each_workers_cpu_per_step():
+    rows = [
+        {
+            "index": 0,
+            "label": "600 RPM",
+            "worker_cpu_percent": {"ecommerce": [60.0, 10.0], "lms_stub": [30.5]},
+        },
+        {"index": 1, "label": "900 RPM"},  # not read
+    ]
+    found = machine.per_worker(rows)
+    assert found["headers"] == ["step", "ecommerce workers, CPU % each", "lms_stub workers, CPU % each"]
+    assert [[c["text"] for c in row] for row in found["rows"]] == [
+        ["600 RPM", "60 / 10", "30.5"],
+        ["900 RPM", "–", "–"],
+    ]
+    assert machine.per_worker([{"index": 0, "label": "1 user"}]) is None

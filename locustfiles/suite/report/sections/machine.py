@@ -51,8 +51,30 @@ def resources(summary: dict) -> dict:
             [[label(row), *[(row.get("rss_mb") or {}).get(g) for g in groups]] for row in rows],
             ["RSS is the peak of each group's processes during the step."],
         ),
+        per_worker(rows),
         *per_host(rows),
         image("resources.png", "Server resources per step"),
+    )
+
+
+def per_worker(rows: list[dict]) -> dict | None:
+    """How evenly each service's gunicorn workers took the load: each worker's CPU per step."""
+    groups = sorted({g for row in rows for g in row.get("worker_cpu_percent") or {}})
+    if not groups:
+        return None
+    return table(
+        ["step", *[f"{g} workers, CPU % each" for g in groups]],
+        [
+            [
+                label(row),
+                *[
+                    " / ".join(fmt(v) for v in (row.get("worker_cpu_percent") or {}).get(g, [])) or None
+                    for g in groups
+                ],
+            ]
+            for row in rows
+        ],
+        ["Each worker process's CPU in the step, busiest first: an even load gives equal figures."],
     )
 
 
