@@ -22,3 +22,6 @@ RECEIPT = "/api/v2/orders/:id/"  # the stats name of the paid order read back
 # The run folder's progress lines: the run object writes them, `python -m locustfiles.suite.run`
 # prints them as they come (it imports no Locust: the processes it starts do).
 PROGRESS_FILE = "progress.log"
+# What the run started on (the purchases preloaded, the databases' size): the command line
+# writes it while Locust starts, the run object reads it into the summary's config.
+START_FILE = "database-at-start.json"

@@ -26,7 +26,7 @@ from pathlib import Path
 from common.environment import get, given
 from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
-from locustfiles.suite.core.names import PROGRESS_FILE
+from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.record import sampler
 from locustfiles.suite.report import terminal
 from locustfiles.suite.stack import hosts, services
@@ -57,13 +57,20 @@ def preload_size(text: str | None) -> int | None:
     return int(text)
 
 
-def database_at_start(env: dict) -> dict:
-    """What the run starts on: the purchases preloaded (both services say) and the size on disk."""
-    state = preload.status(env)
-    return {
-        "preloaded_purchases": min(half["done"] for half in state.values()),
-        "size_mb": round(preload.tablespace_bytes(facts.databases()) / 2**20, 1),
-    }
+def database_at_start(env: dict, run_dir: Path, size_mb: float) -> None:
+    """What the run started on, into its folder (START_FILE) for the report: the size on disk
+    (read before Locust started) and the purchases preloaded, which both services are asked
+    for while Locust starts (each answer takes a Django start; the run's own purchases are
+    not counted among them). Without an answer the report says it was not recorded."""
+    try:
+        state = preload.status(env)
+    except (SystemExit, OSError, ValueError) as exc:
+        print(f"the database at start was not recorded: {exc}", file=sys.stderr)
+        return
+    found = {"preloaded_purchases": min(half["done"] for half in state.values()), "size_mb": size_mb}
+    partial = run_dir / (START_FILE + ".part")
+    partial.write_text(json.dumps(found))
+    partial.rename(run_dir / START_FILE)
 
 
 def main(argv: list[str]) -> int:
@@ -82,10 +89,12 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run_dir = _prepare(profile, env, host, preload_to)
+    size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
     ui = (given("UI", env) or "") not in ("", "0", "false")
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
     processes = _start_locust(profile, env, run_dir, ui, workers)
+    database_at_start(env, run_dir, size_mb)
     if ui:
         print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
         print("The latest report: /suite/report in the web UI", flush=True)
@@ -118,9 +127,7 @@ def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Pat
     signal.signal(signal.SIGINT, signal.default_int_handler)
     run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
-    config = service_config(running, host)
-    config["database_at_start"] = database_at_start(env)
-    env["SUITE_CONFIG"] = json.dumps(config)
+    env["SUITE_CONFIG"] = json.dumps(service_config(running, host))
     return run_dir
 
 

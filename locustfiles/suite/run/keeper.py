@@ -24,7 +24,7 @@ from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
 from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
-from locustfiles.suite.core.names import PROGRESS_FILE
+from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.figures import results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
@@ -299,6 +299,15 @@ class KeptRun(LoadRun):
         self.progress(f"{self.describe()}: {'PASS' if summary['verdict']['passed'] else 'FAIL'}")
         self.t0 = None
 
+    def _config(self) -> dict:
+        """The stack's settings (SUITE_CONFIG) with what the run started on, when the command
+        line that started it recorded that (START_FILE)."""
+        config = json.loads(given("SUITE_CONFIG", self.env) or "{}")
+        start = self.run_dir / START_FILE
+        if start.exists():
+            config["database_at_start"] = json.loads(start.read_text())
+        return config
+
     def finish(self, finished: float) -> dict:
         """Read and audit what the run left, then summarise (run/summary.py)."""
         recorded = summaries.Recorded(
@@ -312,7 +321,7 @@ class KeptRun(LoadRun):
         # The learners' configured mix, beside the measured one (edX's client has its own).
         weights = None if self.profile.purchase_endpoints else load_settings(self.env)["weights"]
         read = summaries.Read(
-            json.loads(given("SUITE_CONFIG", self.env) or "{}"),
+            self._config(),
             self.started_from,
             self._load(),
             weights,

@@ -38,7 +38,12 @@ def assert_cpu_per_purchase(summary):
     figures = summary["cpu_ms_per_purchase"]
     assert set(figures) == set(cpu.KEYS)
     for key in (*cpu.SERVICES, "services", "locust", "machine"):
-        assert figures[key] > 0, (key, figures)
+        if key == "rollup":
+            # Measured, but its folds of a few milliseconds a second can stay under the kernel's
+            # 10 ms tick over a run of a few seconds: 0 is a reading, None would be none.
+            assert figures[key] is not None and figures[key] >= 0, figures
+        else:
+            assert figures[key] > 0, (key, figures)
     assert figures["other"] >= 0
     # Each figure is rounded on its own (to 0.01 ms, the CPU used to 0.1 ms): the total and the
     # sum of its four parts differ by at most half a unit for each of the five.
@@ -89,6 +94,15 @@ def test_smoke(smoke_run):
     assert_nothing_lost(summary)
     assert_run_folder(folder, "resources.png")
     assert set(summary["steps"][0]["cpu_percent"]) == {"ecommerce", "lms_stub", "rollup", "mariadb"}
+    # Each gunicorn worker's CPU, one figure per worker the stack runs.
+    workers, config = summary["steps"][0]["worker_cpu_percent"], summary["config"]
+    assert {name: len(each) for name, each in workers.items()} == {
+        "ecommerce": int(config["ecommerce_workers"]),
+        "lms_stub": int(config["lms_workers"]),
+    }
+    # What it started on, asked while Locust started (the command line's START_FILE).
+    start = summary["config"]["database_at_start"]
+    assert start["preloaded_purchases"] >= 0 and start["size_mb"] > 0
     assert_cpu_per_purchase(summary)
     mix = summary["cpu_accounting"]["mix"]
     assert (mix["free"] + mix["paid"], mix["buy_weight"], mix["pay_weight"]) == (
