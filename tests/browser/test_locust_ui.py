@@ -81,3 +81,14 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     expect(page.get_by_role("cell", name=f"{USERS} users", exact=True).first).to_be_visible()
     expect(page.get_by_role("cell", name="web UI", exact=True)).to_be_visible()
     screenshot(page, "report")
+
+    # Issue 31, item 3: every run is one click away, on the Runs page, newest first.
+    page.goto(locust_ui.url + "/suite/runs")
+    expect(page.get_by_role("heading", level=2).first).to_have_text("Runs")
+    newest = page.locator("tbody tr").first
+    expect(newest).to_contain_text("manual")
+    expect(newest).to_contain_text("PASS")
+    screenshot(page, "runs")
+    newest.get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
+    expect(page.locator("body")).to_contain_text("verdict: PASS")

@@ -43,12 +43,15 @@ def tally(counts: dict, empty: str = DASH) -> str:
     return ", ".join(f"{name}×{n}" for name, n in sorted(counts.items())) or empty
 
 
-def cell(value, kind: str | None = None, mark: str | None = None) -> dict:
+def cell(value, kind: str | None = None, mark: str | None = None, href: str | None = None) -> dict:
     """kind: "num" (right-aligned), "text" or "code" (left-aligned, wrapped); mark: one of
-    MARKS, or None."""
+    MARKS, or None; href: the cell's text links there."""
     if kind is None:
         kind = "num" if isinstance(value, int | float) and not isinstance(value, bool) else "text"
-    return {"text": fmt(value), "kind": kind, "mark": mark}
+    found = {"text": fmt(value), "kind": kind, "mark": mark}
+    if href:
+        found["href"] = href
+    return found
 
 
 def text(content: str) -> dict:
@@ -106,7 +109,8 @@ def md_cell(content) -> str:
 
 def _md_table(block: dict) -> str:
     def shown(c: dict) -> str:
-        return md_cell(c["text"]) + (MARKS[c["mark"]][0] if c["mark"] else "")
+        content = f"[{md_cell(c['text'])}]({c['href']})" if c.get("href") else md_cell(c["text"])
+        return content + (MARKS[c["mark"]][0] if c["mark"] else "")
 
     out = f"{block['caption']}\n\n" if block["caption"] else ""
     out += "| " + " | ".join(map(md_cell, block["headers"])) + " |\n"

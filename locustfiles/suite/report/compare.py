@@ -192,7 +192,7 @@ def html(result: dict, a_path: str, b_path: str) -> str:
     def inline(file: str) -> str:
         return plots.data_uri(drawn[file])
 
-    return HTML.get_template("compare.html.j2").render(title=TITLE, sections=shown, inline=inline)
+    return HTML.get_template("page.html.j2").render(title=TITLE, sections=shown, inline=inline)
 
 
 def main(argv: list[str]) -> int:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import gevent
 import psutil
-from flask import Response
 
 from common.environment import get, given
 from locustfiles.suite import profiles, report
@@ -30,7 +29,7 @@ from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
-from locustfiles.suite.run import folder
+from locustfiles.suite.run import folder, webpages
 from locustfiles.suite.run import summary as summaries
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
 from locustfiles.suite.stack import services
@@ -83,8 +82,10 @@ class KeptRun(LoadRun):
         hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run/cli.py refused a bad one
         self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases(), hosts)
         self.balancer = balancer.BalancerStats.from_env(self.env)
-        if self.environment.web_ui:
-            self._add_web_route()
+        if self.environment.web_ui:  # the latest report, every run, two compared
+            webpages.add(
+                self.environment.web_ui.app, run_folders.runs(get("VAR_DIR", self.env)), lambda: self.run_dir
+            )
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 
@@ -361,13 +362,3 @@ class KeptRun(LoadRun):
             return audit.audit(self.run_dir, self.marks, successes)
         except Exception as exc:
             return {"passed": False, "error": str(exc), "successes": successes}
-
-    def _add_web_route(self):
-        """The latest report, from the web UI: /suite/report."""
-
-        @self.environment.web_ui.app.route("/suite/report")
-        def suite_report():
-            path = self.run_dir / "report.html" if self.run_dir else None
-            if not path or not path.exists():
-                return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
-            return Response(path.read_text(), mimetype="text/html")

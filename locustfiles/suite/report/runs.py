@@ -1,0 +1,109 @@
+"""Every run on this machine, newest first: the web UI's Runs page (/suite/runs) and its tab.
+
+A run is a folder of <VAR_DIR>/runs/ with a summary.json (a comparison's folder has none); its
+line gives what a user picks a run by: the profile, when it started and for how long, the
+verdict, and its headline figures (requests, failures, p95 of the order row, capacity). A
+summary that cannot be read is listed as such, never left out.
+"""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from locustfiles.suite.core.blocks import cell, section, table, text
+from locustfiles.suite.report import HTML
+
+COLUMNS = [
+    "run",
+    "profile",
+    "started",
+    "seconds",
+    "verdict",
+    "requests",
+    "failures",
+    "p95 (ms)",
+    "capacity RPM",
+]
+
+
+# Each run's line by its folder, with its summary's modification time: a summary is read again
+# only once it changed (a long soak's is megabytes; the page is asked for again and again).
+_READ: dict[Path, tuple[float, dict]] = {}
+
+
+def listed(runs_dir: Path) -> list[dict]:
+    """Each run's line, newest first (folder names start with their stamp)."""
+    folders = sorted((p for p in Path(runs_dir).glob("*") if (p / "summary.json").is_file()), reverse=True)
+    return [_cached(folder) for folder in folders]
+
+
+def _cached(folder: Path) -> dict:
+    changed = (folder / "summary.json").stat().st_mtime
+    if folder not in _READ or _READ[folder][0] != changed:
+        _READ[folder] = (changed, line(folder))
+    return _READ[folder][1]
+
+
+def line(folder: Path) -> dict:
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+        overall, verdict = summary["overall"], summary["verdict"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {"run": folder.name, "unreadable": f"{type(exc).__name__}: {exc}"}
+    return {
+        "run": folder.name,
+        "profile": summary.get("profile"),
+        "started": summary.get("started"),
+        "seconds": summary.get("seconds"),
+        "verdict": "PASS" if verdict.get("passed") else "FAIL",
+        "requests": overall.get("requests"),
+        "failures": overall.get("failures"),
+        "p95": overall.get("p95"),
+        "capacity_rpm": summary.get("capacity_rpm"),
+        "report": (folder / "report.html").is_file(),
+    }
+
+
+def by_name(runs_dir: Path, name: str) -> Path | None:
+    """The folder of the run named ``name`` (one of listed()'s), or None: a name that is not a
+    run's never reaches the file system as a path."""
+    return next((Path(runs_dir) / r["run"] for r in listed(runs_dir) if r["run"] == name), None)
+
+
+def sections(lines: list[dict], link) -> list[dict]:
+    """The Runs page: one table of every run, its name linking to its report (``link(name)``)."""
+    if not lines:
+        return [section("runs", "Runs", text("No run yet: start one from the form, or with make."))]
+    rows = [
+        [
+            cell(r["run"], "code", href=link(r["run"]) if r.get("report") else None),
+            *(
+                [cell(r["unreadable"], "text", "warn"), *[None] * (len(COLUMNS) - 2)]
+                if "unreadable" in r
+                else [
+                    r["profile"],
+                    r["started"],
+                    r["seconds"],
+                    r["verdict"],
+                    r["requests"],
+                    r["failures"],
+                    r["p95"],
+                    r["capacity_rpm"],
+                ]
+            ),
+        ]
+        for r in lines
+    ]
+    return [section("runs", "Runs", table(COLUMNS, rows, ["p95: the order row's, over the whole run."]))]
+
+
+def page(runs_dir: Path, link: Callable[[str], str], compare_url: str) -> str:
+    """The Runs page's HTML: the table, and a form that compares two of the runs."""
+    lines = listed(runs_dir)
+    return HTML.get_template("runs.html.j2").render(
+        title="Runs",
+        sections=sections(lines, link),
+        names=[r["run"] for r in lines if "unreadable" not in r],
+        compare_url=compare_url,
+        inline=None,  # the page has no plot
+    )

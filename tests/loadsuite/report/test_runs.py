@@ -1,0 +1,106 @@
+"""Issue 31, item 3: every run on the machine in the web UI (report/runs.py, run/webpages.py),
+through Flask's own test client on the routes the Locust web UI serves: the listing newest
+first with each run's figures, each report one click away, two runs compared, and a name that is
+no run's refused."""
+
+import json
+
+import pytest
+from flask import Flask
+
+from locustfiles.suite import report
+from locustfiles.suite.core import blocks
+from locustfiles.suite.report import compare, runs
+from locustfiles.suite.run import webpages
+from tests.loadsuite import synthetic
+
+OLDER, NEWER = "20261127-100000-ramp", "20261127-110000-ramp"
+
+
+def planted_run(folder, seed):
+    p, recorder, _, log = synthetic.recorded(seed=seed)
+    report.write(synthetic.summary_for(p, recorder, log=log), folder)
+
+
+@pytest.fixture
+def runs_dir(tmp_path):
+    found = tmp_path / "runs"
+    planted_run(found / OLDER, 3)
+    planted_run(found / NEWER, 4)
+    (found / "20261127-120000-compare").mkdir()  # a comparison: no summary, no run
+    (found / "20261127-130000-smoke").mkdir()
+    (found / "20261127-130000-smoke/summary.json").write_text("{not json")
+    return found
+
+
+@pytest.fixture
+def client(runs_dir):
+    app = Flask(__name__)
+    webpages.add(app, runs_dir, lambda: runs_dir / NEWER)
+    return app.test_client()
+
+
+def test_the_runs_are_listed_newest_first_with_their_figures(runs_dir):
+    lines = runs.listed(runs_dir)
+    assert [line["run"] for line in lines] == ["20261127-130000-smoke", NEWER, OLDER]
+    assert lines[0]["unreadable"].startswith("JSONDecodeError")
+    summary = json.loads((runs_dir / NEWER / "summary.json").read_text())
+    assert lines[1] == {
+        "run": NEWER,
+        "profile": "ramp",
+        "started": summary["started"],
+        "seconds": summary["seconds"],
+        "verdict": "PASS" if summary["verdict"]["passed"] else "FAIL",
+        "requests": summary["overall"]["requests"],
+        "failures": summary["overall"]["failures"],
+        "p95": summary["overall"]["p95"],
+        "capacity_rpm": None,
+        "report": True,
+    }
+
+
+def test_the_runs_page_links_each_report_and_offers_a_comparison(client):
+    page = client.get("/suite/runs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert f'<a href="/suite/runs/{NEWER}/report.html">{NEWER}</a>' in html
+    assert '<form method="get" action="/suite/compare">' in html
+    assert "20261127-130000-smoke" in html and "JSONDecodeError" in html  # listed, never hidden
+    assert html.count("<option") == 4  # two readable runs, in each of the two pickers
+
+
+def test_a_runs_report_is_served_by_its_name_alone(client, runs_dir):
+    served = client.get(f"/suite/runs/{OLDER}/report.html")
+    assert served.status_code == 200
+    assert served.get_data(as_text=True) == (runs_dir / OLDER / "report.html").read_text()
+    for name in ("20261127-120000-compare", "..", "20261127-130000-smoke", "nothing"):
+        assert client.get(f"/suite/runs/{name}/report.html").status_code == 404, name
+    assert client.get("/suite/runs/%2E%2E%2Fruns/report.html").status_code == 404
+
+
+def test_two_runs_are_compared_as_make_compare_shows_them(client, runs_dir):
+    page = client.get(f"/suite/compare?a={OLDER}&b={NEWER}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    result = compare.compare(compare.load(runs_dir / OLDER), compare.load(runs_dir / NEWER))
+    assert html == compare.html(result, OLDER, NEWER)  # make compare's page, for these two
+    assert client.get(f"/suite/compare?a={OLDER}&b=../../etc").status_code == 400
+    assert client.get("/suite/compare").status_code == 400
+
+
+def test_the_latest_report_is_the_runs_own(client, runs_dir):
+    assert (
+        client.get("/suite/report").get_data(as_text=True) == (runs_dir / NEWER / "report.html").read_text()
+    )
+
+
+def test_no_run_yet_says_how_to_start_one(tmp_path):
+    app = Flask(__name__)
+    webpages.add(app, tmp_path / "runs", lambda: None)
+    assert "No run yet" in app.test_client().get("/suite/runs").get_data(as_text=True)
+    assert app.test_client().get("/suite/report").status_code == 404
+
+
+def test_a_linked_cell_is_a_link_in_markdown_too():
+    (row,) = blocks.table(["run"], [[blocks.cell("a run", "code", href="/x/report.html")]])["rows"]
+    assert blocks.markdown(blocks.table(["run"], [row])).splitlines()[2] == "| [a run](/x/report.html) |"
