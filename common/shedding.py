@@ -7,7 +7,8 @@ of the CPU and all of them slow down together. By Little's law each takes the nu
 divided by the throughput, and past capacity the throughput has stopped growing while the
 number in flight keeps growing with the arrivals, until timeouts. Bounding the number in flight
 bounds the time: at twice its capacity the full loop answered with a p95 of 3.5 s and 7 s
-without a limit, and under 1 s with the default one (docs/decisions.md, "Load shedding").
+without a limit, and under 1 s with an in-flight limit of 4 (docs/decisions.md, "Load
+shedding"); at 1.5 times its capacity under queue-delay, 0.6 s (issue 29).
 
 So each worker decides, request by request, whether it can take new work, and while it cannot
 it answers at once with 503 ``overloaded`` in the services' JSON error shape and Retry-After:
@@ -16,14 +17,17 @@ costs well under a millisecond and writes nothing. The work already accepted kee
 the CPU and ends in time; the caller may come back after Retry-After. Two policies decide
 (<PREFIX>_ADMISSION; <PREFIX>_MAX_IN_FLIGHT=0 turns admission control off under either):
 
-* ``in-flight`` (the default): a static count. While the requests doing the worker's work fill
-  its limit (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain,
-  but blind: a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive
+* ``queue-delay`` (the default): evidence of queueing. It refuses new work only while the
+  worker's accepted work waits for the CPU: its loop has run late for a whole interval
+  (common/queueing.py, CoDel's rule over the loop's lateness), whatever the count. gunicorn gives
+  no arrival time to measure a request's wait from; the loop's lateness is that wait, seen from
+  inside. Chosen by measurement (docs/decisions.md, issue 29): it refused nothing while the
+  machine had more than 11 % of its CPU to spare but two purchases of one cold start, where the
+  count refused in every warm-up and with 10 % idle.
+* ``in-flight``: a static count. While the requests doing the worker's work fill its limit
+  (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain, but blind:
+  a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive
   connections stay with the worker that won) refuses with the machine's CPU to spare.
-* ``queue-delay``: evidence of queueing. It refuses new work only while the worker's accepted
-  work waits for the CPU: its loop has run late for a whole interval (common/queueing.py, CoDel's
-  rule over the loop's lateness), whatever the count. gunicorn gives no arrival time to measure a
-  request's wait from; the loop's lateness is that wait, seen from inside.
 
 What counts. Every request that came through the middleware, except while it waits on another
 service (``waiting_on_another_service``: common.timing.outbound wraps the LMS's call to

@@ -46,13 +46,13 @@ def _admission(prefix: str, service: str) -> list[Variable]:
             f"{prefix}_MAX_IN_FLIGHT",
             "4",
             "int",
-            f"requests doing a {service} worker's work at most; past it new work (purchases, order "
-            "reads, logins) is answered `503 overloaded` at once (common/shedding.py); 0: admission "
-            "control off, whatever the policy",
+            f"`in-flight`: requests doing a {service} worker's work at most; past it new work "
+            "(purchases, order reads, logins) is answered `503 overloaded` at once (common/shedding.py); "
+            "0: admission control off, whatever the policy",
         ),
         Variable(
             f"{prefix}_ADMISSION",
-            "in-flight",
+            "queue-delay",
             "str",
             f"how a {service} worker decides to refuse new work: `in-flight` (past {prefix}_MAX_IN_FLIGHT) "
             f"or `queue-delay` (while its accepted work waits for the CPU: {prefix}_QUEUE_TARGET_MS); "

@@ -66,8 +66,8 @@ class Loop:
 
 @contextlib.contextmanager
 def loop(lms_limit: int, ecommerce_limit: int, **settings: str):
-    """lms_stub and ecommerce, one gevent worker each, with these in-flight limits (0: off) and
-    any other ``settings``."""
+    """lms_stub and ecommerce, one gevent worker each, under the in-flight policy with these
+    limits (0: off), and any other ``settings``."""
     lms_port, ecommerce_port = servers.free_port(), servers.free_port()
     env = {
         "CATALOG_COURSES": str(COURSES),
@@ -78,6 +78,9 @@ def loop(lms_limit: int, ecommerce_limit: int, **settings: str):
         "LMS_DB_NAME": LMS_DB,
         "LMS_MAX_IN_FLIGHT": str(lms_limit),
         "ECOMMERCE_MAX_IN_FLIGHT": str(ecommerce_limit),
+        # The count's policy (the default is queue-delay): the tests that need the other say so.
+        "LMS_ADMISSION": "in-flight",
+        "ECOMMERCE_ADMISSION": "in-flight",
         **settings,
     }
     started = []

@@ -141,6 +141,13 @@ class Recorder:
         return HttpResponse("done")
 
 
+@pytest.fixture(autouse=True)
+def counted(monkeypatch):
+    """The in-flight policy (most tests here count slots), unless a test names another."""
+    monkeypatch.setenv("LMS_ADMISSION", "in-flight")
+    monkeypatch.setenv("ECOMMERCE_ADMISSION", "in-flight")
+
+
 def middleware(cls, limit):
     view = Recorder()
     view.middleware = cls(view, limit=limit)
@@ -270,6 +277,8 @@ def test_the_queue_delay_policy_samples_only_while_the_worker_has_work_in_flight
 
 def test_the_middleware_takes_the_policy_the_table_names(monkeypatch):
     monkeypatch.setenv("ECOMMERCE_MAX_IN_FLIGHT", "3")
+    monkeypatch.delenv("ECOMMERCE_ADMISSION", raising=False)
+    assert isinstance(EcommerceAdmission(lambda request: HttpResponse()).in_flight, QueueDelay)  # the default
     monkeypatch.setenv("ECOMMERCE_ADMISSION", "queue-delay")
     monkeypatch.setenv("ECOMMERCE_QUEUE_TARGET_MS", "7")
     monkeypatch.setenv("ECOMMERCE_QUEUE_INTERVAL_MS", "250")

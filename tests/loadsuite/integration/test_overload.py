@@ -31,6 +31,8 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
             RPM=1200,
             DURATION=6,
             WARMUP_SECONDS=0,
+            LMS_ADMISSION="in-flight",  # a count of one slot: certain to be exceeded
+            ECOMMERCE_ADMISSION="in-flight",
             LMS_MAX_IN_FLIGHT=1,
             ECOMMERCE_MAX_IN_FLIGHT=1,
             LMS_FAULT_LATENCY_MS=100,
