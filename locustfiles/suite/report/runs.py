@@ -101,7 +101,7 @@ def page(runs_dir: Path, link: Callable[[str], str], compare_url: str) -> str:
     """The Runs page's HTML: the table, and a form that compares two of the runs."""
     lines = listed(runs_dir)
     return HTML.get_template("runs.html.j2").render(
-        title="Runs",
+        title="Load runs on this machine",
         sections=sections(lines, link),
         names=[r["run"] for r in lines if "unreadable" not in r],
         compare_url=compare_url,
