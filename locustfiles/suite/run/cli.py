@@ -94,11 +94,10 @@ def main(argv: list[str]) -> int:
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
     processes = _start_locust(profile, env, run_dir, ui, workers)
-    database_at_start(env, run_dir, size_mb)
     if ui:
         print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
         print("The latest report: /suite/report in the web UI", flush=True)
-    return _follow(processes, run_dir, ui)
+    return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
 
 
 def _checked(profile: str, env: dict) -> tuple[int | None, int]:
@@ -169,11 +168,13 @@ def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int
     ]
 
 
-def _follow(processes: list, run_dir: Path, ui: bool) -> int:
-    """Progress until the master ends (Ctrl-C stops every process with SIGINT), then the
-    terminal's summary and the run's folder; the master's exit code, 1 without a report."""
+def _follow(processes: list, run_dir: Path, ui: bool, first) -> int:
+    """``first()`` while Locust starts, then progress until the master ends (Ctrl-C stops every
+    process with SIGINT), then the terminal's summary and the run's folder; the master's exit
+    code, 1 without a report."""
     progress = Progress(run_dir / PROGRESS_FILE)
     try:
+        first()
         code = progress.follow(processes[0])
     except KeyboardInterrupt:
         # SIGINT, not SIGTERM: a headless Locust with a load shape installs its SIGTERM handler
