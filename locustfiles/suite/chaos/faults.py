@@ -213,7 +213,7 @@ class Duplicates(Fault):
                 same,
             ),
             (
-                # A worker past its in-flight limit refuses the burst's excess at once
+                # A worker that cannot take more refuses the burst's excess at once
                 # (common/shedding.py): a JSON 503 overloaded is a "retry later" too.
                 "every answer to them was that order or 'retry shortly'",
                 set(same.get("statuses", {})) <= {"201", "409", "503"}

@@ -1,7 +1,7 @@
 """A step's row of results (results.step_rows) read as the checks need it: answers by status
 per endpoint, the errors of all endpoints together, failures no fault allows.
 
-A request shed by a worker past its in-flight limit (503 overloaded with Retry-After, refused
+A request shed by a worker that could not take it (503 overloaded with Retry-After, refused
 before anything was written: common/shedding.py) is no failure of a fault's checks: it is how
 a worker that a fault keeps busy (a slow enrollment API holds the LMS's workers) avoids being
 exhausted.

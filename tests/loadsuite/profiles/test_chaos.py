@@ -143,7 +143,7 @@ def test_the_duplicates_outcome():
     }
     checks = outcome(chaos.checks(row(), Event("duplicates", 1.0, 2.0, two_orders), {}, 0.0))
     assert checks["20 requests with one Idempotency-Key placed one order"] is False
-    # A worker past its in-flight limit refuses some of them at once: "retry shortly" too.
+    # A worker that cannot take more refuses some of them at once: "retry shortly" too.
     shed = {**good, "same_key": {**good["same_key"], "statuses": {"201": 12, "409": 2, "503": 6}}}
     shed["same_key"]["codes"] = ["overloaded", "request_in_progress"]
     assert all(c["ok"] for c in chaos.checks(row(), Event("duplicates", 1.0, 2.0, shed), {}, 0.0))

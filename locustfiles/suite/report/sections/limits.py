@@ -115,7 +115,8 @@ def overload(summary: dict) -> dict | None:
         text(
             f"Purchases arrived at {fmt(found['target_rpm'])} RPM and were answered at "
             f"{fmt(found['achieved_rpm'])} RPM: {fmt(found['accepted'])} of {fmt(found['purchases'])} "
-            f"accepted. A service past its in-flight limit refuses new work at once with 503 overloaded "
+            f"accepted. A service whose accepted work is queueing (or, under the in-flight policy, whose "
+            "count is full) refuses new work at once with 503 overloaded "
             "and Retry-After, before it writes anything (shed)."
         ),
         table(
