@@ -34,6 +34,8 @@ _READ: dict[Path, tuple[float, dict]] = {}
 def listed(runs_dir: Path) -> list[dict]:
     """Each run's line, newest first (folder names start with their stamp)."""
     folders = sorted((p for p in Path(runs_dir).glob("*") if (p / "summary.json").is_file()), reverse=True)
+    for gone in set(_READ) - set(folders):  # a run deleted since: its line goes too
+        del _READ[gone]
     return [_cached(folder) for folder in folders]
 
 

@@ -18,10 +18,7 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
     @app.route("/suite/report")
     def suite_report():
         """The latest report (this process's run)."""
-        folder = latest()
-        if not folder or not (folder / "report.html").exists():
-            return Response("No report yet: start a test and stop it (or let the profile finish).", 404)
-        return Response((folder / "report.html").read_text(), mimetype="text/html")
+        return _report(latest(), "No report yet: start a test and stop it (or let the profile finish).")
 
     @app.route(RUNS)
     def suite_runs():
@@ -29,10 +26,7 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
 
     @app.route(RUNS + "/<name>/report.html")
     def suite_run_report(name: str):
-        folder = runs.by_name(runs_dir, name)
-        if folder is None or not (folder / "report.html").exists():
-            return Response(f"No run named {name} has a report here (see {RUNS}).", 404)
-        return Response((folder / "report.html").read_text(), mimetype="text/html")
+        return _report(runs.by_name(runs_dir, name), f"No run named {name} has a report here (see {RUNS}).")
 
     @app.route(COMPARE)
     def suite_compare():
@@ -46,3 +40,10 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
 
 def report_url(name: str) -> str:
     return f"{RUNS}/{name}/report.html"
+
+
+def _report(folder: Path | None, missing: str) -> Response:
+    """A run folder's report.html, or 404 saying ``missing``."""
+    if folder is None or not (folder / "report.html").exists():
+        return Response(missing, 404)
+    return Response((folder / "report.html").read_text(), mimetype="text/html")
