@@ -7,6 +7,9 @@
 # Its MariaDB is its own (var/test/mysql, a free port); a running `make up` is left alone.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
+# A fresh machine has no PYTHONUNBUFFERED; this one's shell sets it, which hid a command whose
+# first line reached a pipe only at exit (the rollup loop's). The tests run as on a fresh one.
+unset PYTHONUNBUFFERED
 
 ALL_SUITES="lint ansible unit lms_stub integration schema load browser"
 # The folder names work too: tests/ecommerce runs with unit, tests/loadsuite is load.

@@ -8,6 +8,7 @@ per-order counter for comparison runs."""
 import csv
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -81,7 +82,8 @@ def test_concurrent_orders_for_one_seat_wait_on_no_lock_and_count_exactly(stack)
     try:
         # The orders only once it folds: a SIGTERM before its handler is set (Django still
         # starting) would end it with the events unfolded (once in six runs).
-        assert rollup.stdout.readline().startswith("folding purchase events every")
+        ready, _, _ = select.select([rollup.stdout], [], [], 60)
+        assert ready and rollup.stdout.readline().startswith("folding purchase events every")
         codes, lock_waits = lock_waits_during(lambda: at_once(service.url, COURSE))
     finally:
         rollup.send_signal(signal.SIGTERM)  # it folds what is left, then exits

@@ -32,6 +32,7 @@ class Command(BaseCommand):
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stopping.set())
         self.stdout.write(f"folding purchase events every {interval:g} s")
+        self.stdout.flush()  # a pipe's reader (supervisor's log, a test) sees it now, not at exit
         while not stopping.is_set():
             folded = fold_round(batch)
             if folded is None or folded < batch:
