@@ -40,6 +40,12 @@ SECTION = Section(
         _size("RPM_STEP", "float", "capacity: added at every step"),
         _size("RPM_MAX", "float", "capacity: the last step's, at most"),
         _size(
+            "KNEE_PCT",
+            "float",
+            "capacity: after a step breaks, probes halve the interval from the rate that held until it "
+            "is narrower than this % of it",
+        ),
+        _size(
             "CAPACITY_RPM",
             "float",
             "overload: what a capacity run held (the warm-up's rate; RPM is 1.5 × it)",
@@ -95,5 +101,5 @@ SECTION = Section(
 SIZES = (
     "USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES WORKERS "
     "THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX BUY_WEIGHT PAY_WEIGHT READ_WEIGHT NOISE_PCT NOISE_MS "
-    "FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPACITY_RPM"
+    "FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPACITY_RPM KNEE_PCT"
 ).split()

@@ -12,6 +12,7 @@ import sys
 
 from common import environment
 from locustfiles.suite.core import names
+from locustfiles.suite.core.knee import hold_seconds
 from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
 from locustfiles.suite.core.text import plural
@@ -190,14 +191,16 @@ class Capacity(Profile):
     name = "capacity"
     help = (
         "RPM steps from {RPM_START} by {RPM_STEP} to {RPM_MAX} (or a list in {RPM}), {STEP_SECONDS} s "
-        "each, until a threshold breaks; reports the highest RPM that held; first {WARMUP_SECONDS} s "
-        "of warm-up at the first rate, reported apart"
+        "each, until a threshold breaks, then probes between the last that held and it until they are "
+        "{KNEE_PCT} % apart; reports the highest RPM that held; first {WARMUP_SECONDS} s of warm-up at "
+        "the first rate, reported apart"
     )
     defaults = {
         "RPM": "",
         "RPM_START": "300",
         "RPM_STEP": "300",
         "RPM_MAX": "6000",
+        "KNEE_PCT": "3",
         "STEP_SECONDS": "60",
         "WARMUP_SECONDS": "60",
     }
@@ -217,11 +220,28 @@ class Capacity(Profile):
             if step <= 0:
                 raise ValueError("RPM_STEP must be positive")
             targets = [start + i * step for i in range(max(int((top - start) // step) + 1, 1))]
+        self.knee(env)  # refused before the run, not when a step breaks
         steps = [Step(i, i * seconds, seconds, target_rpm=r) for i, r in enumerate(targets)]
-        steps = with_warm_up(steps, _warm_up_seconds(settings), targets[0])
-        # A step is judged once its slowest requests have had time to end and be reported.
-        grace = min(6, max(2, seconds // 2))
+        # A step is judged once its slowest requests have had time to end and be reported (a
+        # Locust worker reports every 3 s: 4 s at least). The last rate is held meanwhile, so
+        # that the search can still probe below it if it broke (core/knee.py cuts this short).
+        grace = min(6, max(4, seconds // 2))
+        tail = Step(len(steps), steps[-1].end, hold_seconds(grace), target_rpm=targets[-1], judged=False)
+        steps = with_warm_up([*steps, tail], _warm_up_seconds(settings), targets[0])
         return Plan(self.name, steps, True, users_for(max(targets)), grace=grace)
+
+    def knee(self, env) -> float:
+        """How close (a fraction) the rates that held and broke must come for the search to end."""
+        percent = numbers(self.settings(env)["KNEE_PCT"])[0]
+        if percent >= 100:
+            raise ValueError(f"KNEE_PCT must be under 100, got {percent:g}")
+        return percent / 100
+
+    def label(self, step: Step) -> str:
+        """A rate held while a step is judged, or a climbing step the search cut short, says it
+        judged nothing."""
+        text = super().label(step)
+        return text if step.judged else f"{text} (not judged)"
 
 
 class Soak(Profile):

@@ -28,6 +28,9 @@ class Step:
     fault: str | None = None  # chaos: the fault injected during this step
     label: str | None = None  # the name the profile gave it ("bucket 3", "warm-up")
     warm_up: bool = False  # load before the measured steps: reported apart, never judged
+    # Capacity's search: False for load that is measured and reported but judges nothing (a
+    # climbing step the search cut short, the known-good rate held while a probe is judged).
+    judged: bool = True
 
     @property
     def end(self) -> int:
@@ -109,6 +112,29 @@ class Plan:
                 return step.start + (k + 0.5) * step.seconds / step.arrivals
             k -= step.arrivals
         return None
+
+    def revise(self, boundary: int, following: list[Step]) -> None:
+        """From ``boundary`` (whole seconds after t0, still to come) the plan is ``following``:
+        the step under way at the boundary ends there, judging nothing (the last step, if it
+        ended before, lasts until it), and the steps after it are replaced. Arrivals due before
+        the boundary keep their times (to within a slot where a cut step's arrivals round), so a
+        worker that learns of the change before the boundary follows the same plan; an arrival
+        it claimed early is due again by the new plan (ArrivalClock.due)."""
+        kept = [s for s in self.steps if s.start < boundary]
+        if kept and kept[-1].end != boundary:  # cut short (or, judged late, held to the boundary)
+            last = kept[-1]
+            kept[-1] = replace(last, seconds=boundary - last.start, judged=False)
+        start = kept[-1].end if kept else boundary
+        for step in following:
+            kept.append(replace(step, index=len(kept), start=start))
+            start += step.seconds
+        self.steps = kept
+        self.users = max([self.users] + [users_for(s.target_rpm) for s in following if s.target_rpm])
+
+    def adopt(self, data: dict) -> None:
+        """Take a revised plan's steps and users (a worker, from its master's message)."""
+        revised = Plan.from_dict(data)
+        self.steps, self.users = revised.steps, revised.users
 
     def as_dict(self) -> dict:
         return {
@@ -255,3 +281,9 @@ class ArrivalClock:
                 missed.append(due)
                 continue
             return k, due, missed
+
+    def due(self, k: int) -> float | None:
+        """When arrival ``k`` is due by the plan as it is now (a capacity search may have
+        revised it since the arrival was claimed); None if the plan ends before it."""
+        offset = self.plan.arrival_offset(k)
+        return None if offset is None else self.t0 + offset

@@ -15,7 +15,9 @@ from typing import Any, NotRequired, TypedDict
 # 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
 # 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling) and a step's
 #    worker_cpu_percent (issue 29).
-SCHEMA_VERSION = 2
+# 3: capacity's search for the knee (capacity_search; a step's judged, and held None for a
+#    step that judged nothing) (issue 29).
+SCHEMA_VERSION = 3
 
 
 class Row(TypedDict):
@@ -68,7 +70,8 @@ class StepRow(OverallRow):
     seconds: float
     degraded_from: NotRequired[int]
     degraded_until: NotRequired[int]
-    held: NotRequired[bool]  # capacity: the step kept the thresholds
+    held: NotRequired[bool | None]  # capacity: the step kept the thresholds (None: not judged)
+    judged: NotRequired[bool]  # False: load held or cut short by capacity's search, judging nothing
     ceiling_rpm: NotRequired[float | None]  # capacity: figures/ceiling.py
     reading_seconds: NotRequired[float]
     cpu_percent: NotRequired[dict[str, Any]]
@@ -236,10 +239,21 @@ class Ceiling(TypedDict):
     next_step: BrokenStep | None
 
 
+class CapacitySearch(TypedDict):
+    """Capacity's search for the knee (core/knee.py): the highest rate that held below the
+    lowest that broke, and how narrow that interval came."""
+
+    interval_rpm: list[float] | None  # [held, broke]; None when no step broke or none held
+    interval_pct: float | None  # (broke - held) / held x 100
+    probes: int  # steps run between the two after the climb broke
+    broke_step: int | None  # the index of the step that broke at the interval's top
+
+
 class Summary(TypedDict):
     """summary.json. The profile-specific keys are NotRequired: capacity writes capacity_rpm,
-    capacity_steps_held, ceiling and scalability; soak trend; overload overload; chaos retry_fulfillment
-    and reliability; edx2015 client; profile profiling; a run behind HAProxy balancer."""
+    capacity_steps_held, capacity_search, ceiling and scalability; soak trend; overload
+    overload; chaos retry_fulfillment and reliability; edx2015 client; profile profiling; a
+    run behind HAProxy balancer."""
 
     schema_version: int
     profile: str
@@ -275,6 +289,7 @@ class Summary(TypedDict):
     overload: NotRequired[dict[str, Any]]
     capacity_rpm: NotRequired[float | None]
     capacity_steps_held: NotRequired[int]
+    capacity_search: NotRequired[CapacitySearch]
     ceiling: NotRequired[Ceiling | None]
     scalability: NotRequired[dict[str, Any]]
     trend: NotRequired[dict[str, Any]]
@@ -284,6 +299,7 @@ class Summary(TypedDict):
 # The objects whose every key is listed above: the schema refuses a key they do not name.
 CLOSED = (
     Summary,
+    CapacitySearch,
     Endpoints,
     EndpointsOfStep,
     Timeline,

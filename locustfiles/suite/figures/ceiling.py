@@ -26,14 +26,17 @@ def step_ceiling(row: dict, cores: int | None) -> float | None:
     return round(ran * 60 / seconds * cores * 100 / busy, 1)
 
 
-def capacity_ceiling(rows: list[dict], capacity_rpm: float | None, cores: int | None) -> dict | None:
+def capacity_ceiling(
+    rows: list[dict], capacity_rpm: float | None, cores: int | None, broke_step: int | None = None
+) -> dict | None:
     """At the step that set capacity (the last that held): its ceiling, capacity ÷ ceiling,
-    the machine's CPU, and what the next step broke on; None without a capacity or a ceiling."""
+    the machine's CPU, and what the step that broke above it (``broke_step``, an index) broke
+    on; None without a capacity or a ceiling."""
     setting = next((r for r in reversed(rows) if r.get("held") and r["target_rpm"] == capacity_rpm), None)
     ceiling = step_ceiling(setting, cores) if setting else None
     if not ceiling:
         return None
-    broken = next((r for r in rows if r["index"] > setting["index"] and not r.get("held", True)), None)
+    broken = next((r for r in rows if r["index"] == broke_step), None)
     return {
         "step": label(setting),
         "ceiling_rpm": ceiling,

@@ -78,6 +78,8 @@ def step_row(steps: dict[int, StepStats], step: Step, readings: dict[int, dict])
         },
     }
     _unshed(row)
+    if not step.judged:
+        row["judged"] = False
     if stats.degraded_from is not None:
         row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
     row.update(readings.get(step.index, {}))
@@ -278,12 +280,40 @@ def held(row: dict, rules: list) -> bool:
 
 
 def capacity_search(rows: list[dict], rules: list) -> dict:
-    """Which steps held the thresholds (with requests), and capacity: the target of the highest
-    step that held below the first that broke (None when the first broke)."""
-    passed = [held(row, rules) for row in rows]
-    capacity = None
-    for row, ok in zip(rows, passed, strict=True):
-        if not ok:
-            break
-        capacity = row["target_rpm"]
-    return {"capacity_rpm": capacity, "held": passed}
+    """Which steps held the thresholds (None: a step that judges nothing), and capacity: the
+    target of the highest step that held below the lowest that broke (None when none held
+    below it), with that interval (core/knee.py searched it)."""
+    passed = [held(row, rules) if row.get("judged", True) else None for row in rows]
+    broke = [(row["target_rpm"], row["index"]) for row, ok in zip(rows, passed, strict=True) if ok is False]
+    top, top_index = min(broke, key=lambda b: (b[0], -b[1])) if broke else (None, None)
+    below = [
+        r["target_rpm"]
+        for r, ok in zip(rows, passed, strict=True)
+        if ok and (top is None or r["target_rpm"] < top)
+    ]
+    capacity = max(below) if below else None
+    interval = [capacity, top] if capacity is not None and top is not None else None
+    judged = [(r, ok) for r, ok in zip(rows, passed, strict=True) if ok is not None]
+    first = next((i for i, (_, ok) in enumerate(judged) if not ok), len(judged))
+    # The probes: steps judged after the climb broke, below the rate it broke at.
+    probes = [r for r, _ in judged[first + 1 :] if r["target_rpm"] < judged[first][0]["target_rpm"]]
+    return {
+        "capacity_rpm": capacity,
+        "held": passed,
+        "search": {
+            "interval_rpm": interval,
+            "interval_pct": round(100 * (top - capacity) / capacity, 1) if interval else None,
+            "probes": len(probes),
+            "broke_step": top_index,
+        },
+    }
+
+
+def broke_row(summary: dict) -> dict | None:
+    """A capacity run's step that broke at the top of its interval (the one capacity is below),
+    else its last judged step; None without judged steps."""
+    index = (summary.get("capacity_search") or {}).get("broke_step")
+    rows = summary.get("steps") or []
+    if index is not None:
+        return next((r for r in rows if r["index"] == index), None)
+    return next((r for r in reversed(rows) if r.get("judged", True)), None)

@@ -5,7 +5,8 @@ per-step table, the CPU per purchase, the audit line, and for edX's 2015 client 
 (core/blocks.py), rendered as plain text."""
 
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
-from locustfiles.suite.figures import scalability
+from locustfiles.suite.core.text import plural
+from locustfiles.suite.figures import results, scalability
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),
@@ -104,17 +105,23 @@ def lines(summary: dict) -> list[str]:
         for c in verdict["thresholds"]
         if not c["ok"]
     ]
-    if "capacity_rpm" in summary:  # a capacity run is judged by its last step, the one that broke
+    if "capacity_rpm" in summary:  # a capacity run is judged by the step that broke above capacity
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
+        if interval := (summary.get("capacity_search") or {}).get("interval_rpm"):
+            search = summary["capacity_search"]
+            out.append(
+                f"  {interval[1]:g} RPM broke: the knee is within {search['interval_pct']:g} %"
+                f" ({plural(search['probes'], 'probe')} after the climb)"
+            )
         if found := summary.get("ceiling"):
             out.append(
                 f"  {found['ratio']:.2f} of the machine's ceiling at that step "
                 f"({found['ceiling_rpm']:g} RPM, the machine {found['machine_cpu_percent']:g} % busy "
                 f"of {found['cores'] * 100} %)"
             )
-        if broken and summary["steps"]:
-            out.append(f"  {summary['steps'][-1].get('label')} broke {', '.join(broken)}")
+        if broken and (row := results.broke_row(summary)):
+            out.append(f"  {row.get('label')} broke {', '.join(broken)}")
         if summary.get("scalability"):
             out.append(scalability.words(summary["scalability"]))
     else:

@@ -7,7 +7,7 @@ CSVs; its path is the last line printed. The exit code is Locust's: 1 when a thr
 audit failed.
 
 Sizes come from the environment (the make variables): USERS, STEP_SECONDS, RPM, DURATION,
-HOURS, BUCKET_SECONDS, WARMUP_SECONDS, RPM_START, RPM_STEP, RPM_MAX, COURSES, WORKERS, THRESHOLDS,
+HOURS, BUCKET_SECONDS, WARMUP_SECONDS, RPM_START, RPM_STEP, RPM_MAX, KNEE_PCT, COURSES, WORKERS, THRESHOLDS,
 HOST_PROFILE, UI, WAIT_MIN, WAIT_MAX, BUY_WEIGHT, PAY_WEIGHT, READ_WEIGHT; for chaos FAULTS,
 PHASE_SECONDS, FAULT_SECONDS; for profile SAMPLE_HZ; for edx2015 the 2015 client's own settings
 (locustfiles/edx2015/config.py).

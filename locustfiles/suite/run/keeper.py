@@ -24,6 +24,7 @@ from locustfiles.suite.core import run_folders, thresholds
 from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
+from locustfiles.suite.core.plan import Step
 from locustfiles.suite.figures import results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
@@ -62,7 +63,6 @@ class KeptRun(LoadRun):
         self.digests_before: dict = {}
         self.greenlets: list = []
         self.answered_count = 0
-        self.broken: int | None = None
         self.chaos_events: dict = {}
         self.profiler = None  # make profile's py-spy recordings (profiles/profiling.py)
         self.git_at_start: dict | None = None
@@ -118,8 +118,7 @@ class KeptRun(LoadRun):
             # The web UI's form (or -u) sets the users, not the profile's shape: say so.
             self.profile = profiles.get("manual")
             self.rules = thresholds.parse(given("THRESHOLDS", self.env) or self.profile.thresholds)
-        if self.plan.follows_users or self.profile.name == "manual":
-            self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
+        self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
         self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
         runs = run_folders.runs(get("VAR_DIR", self.env))
@@ -127,7 +126,7 @@ class KeptRun(LoadRun):
         self.stopping = False
         self.recorder = Recorder(self.plan)
         self.recorder.t0 = self.t0
-        self.readings, self.broken, self.answered_count, self.chaos_events = {}, None, 0, {}
+        self.readings, self.answered_count, self.chaos_events = {}, 0, {}
         self._reading_step = None
         self._printed: set[int] = set()
         self.begin_side()
@@ -252,20 +251,25 @@ class KeptRun(LoadRun):
             gevent.sleep(30)
             trim_locust_memory(self.runner.stats, time.time())
 
-    def broken_step(self, now: float) -> int | None:
-        """The first step that ended at least the plan's grace ago and broke a threshold."""
-        if self.broken is not None:
-            return self.broken
-        for step in self.plan.steps:
-            if self.t0 + step.end + self.plan.grace > now:
-                break
-            if step.warm_up:  # a cold stack's first minute is not the service's capacity
-                continue
-            row = results.step_row(self.recorder.steps, step, {})
-            if row["requests"] and not results.held(row, self.rules):
-                self.broken = step.index
-                break
-        return self.broken
+    def judgeable(self, step: Step, now: float) -> bool:
+        """Whether a step ended at least the plan's grace ago (and this role's report delay):
+        its slowest requests are in."""
+        wait = max(self.plan.grace, self.report_delay)
+        return self.t0 is not None and self.t0 + step.end + wait <= now
+
+    def held(self, step: Step) -> bool:
+        """Whether a step's requests so far held the run's thresholds."""
+        return results.held(results.step_row(self.recorder.steps, step, {}), self.rules)
+
+    def revise_plan(self, boundary: int, following: list[Step]) -> None:
+        """From ``boundary`` seconds after t0 the plan is ``following`` (core/plan.py revise),
+        here and for the users (the role sends it)."""
+        self.plan.revise(boundary, following)
+        self.announce_plan()
+
+    def announce_plan(self) -> None:
+        """Hand a revised plan to whoever runs the users (a role's; the local runner's users
+        read this process's plan)."""
 
     def step_of_second(self, second: int) -> int | None:
         return self.plan.step_index(second - self.t0)
@@ -286,9 +290,8 @@ class KeptRun(LoadRun):
         step = self._reading_step
         if step is not None and step < len(self.plan.steps) and now >= self.t0 + self.plan.steps[step].start:
             self._close_reading(step)
-        # The steps whose line was still to come (not those a broken capacity step cut short).
-        last = len(self.plan.steps) if self.broken is None else self.broken + 1
-        for index in range(last):
+        # The steps whose line was still to come.
+        for index in range(len(self.plan.steps)):
             if now > self.t0 + self.plan.steps[index].start:
                 self._print_step(index)
         summary = self.finish(now)
@@ -311,9 +314,7 @@ class KeptRun(LoadRun):
 
     def finish(self, finished: float) -> dict:
         """Read and audit what the run left, then summarise (run/summary.py)."""
-        recorded = summaries.Recorded(
-            self.plan, self.recorder, self.readings, self.begun, self.t0, finished, self.broken
-        )
+        recorded = summaries.Recorded(self.plan, self.recorder, self.readings, self.begun, self.t0, finished)
         settled = self.profile.settle(self)  # before the audit: chaos retries what it left
         audited = self._audit(summaries.successes(self.profile, self.recorder))
         before = self.digests_before

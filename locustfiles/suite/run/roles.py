@@ -39,7 +39,8 @@ class LocalRun(KeptRun):
 
 class MasterRun(KeptRun):
     """The master's: its workers run the users and send their records and CPU time with every
-    report (every 3 s); the run's start and plan reach them in a ``suite_start`` message."""
+    report (every 3 s); the run's start and plan reach them in a ``suite_start`` message, a
+    capacity search's revisions of the plan in ``suite_plan`` messages."""
 
     distributed = True
     process_name = "master"
@@ -64,6 +65,9 @@ class MasterRun(KeptRun):
             )
         message = {"t0": self.t0, "workers": self.workers, "plan": self.plan.as_dict()}
         self.runner.send_message("suite_start", message)
+
+    def announce_plan(self) -> None:
+        self.runner.send_message("suite_plan", {"plan": self.plan.as_dict()})
 
     def on_worker_report(self, client_id, data):
         if "suite" in data:

@@ -141,6 +141,7 @@ class WorkerRun(LoadRun):
         self.record_requests()
         self.environment.events.report_to_master.add_listener(self.on_report_to_master)
         self.runner.register_message("suite_start", self.on_start_message)
+        self.runner.register_message("suite_plan", self.on_plan_message)
 
     def on_report_to_master(self, client_id, data):
         data["suite"] = self.recorder.drain()
@@ -159,6 +160,11 @@ class WorkerRun(LoadRun):
         self.plan = Plan.from_dict(msg.data["plan"])
         self.recorder.t0 = self.t0
         self.clock = ArrivalClock(self.plan, self.t0, self.runner.worker_index, self.workers)
+
+    def on_plan_message(self, environment, msg, **_):
+        """A capacity search revised the plan: the clock and the recorder read the same one."""
+        if self.plan is not None:
+            self.plan.adopt(msg.data["plan"])
 
 
 def _is_json(text: str | None) -> bool:

@@ -30,7 +30,6 @@ class Recorded:
     begun: float
     t0: float
     finished: float
-    broken: int | None = None  # capacity: the step that broke the thresholds; later ones are cut
 
 
 @dataclass
@@ -125,12 +124,10 @@ def verdict(summary: Summary, profile: Behaviour, rules: list) -> dict:
 
 def _rows(profile: Behaviour, recorded: Recorded) -> tuple[dict | None, list[dict], list[dict]]:
     """(the warm-up's row or None, the measured steps' rows, every row that ran): the steps
-    that began before the run finished, those after a broken capacity step cut."""
+    that began before the run finished."""
     plan = recorded.plan
     rows = results.step_rows(plan, recorded.recorder.steps, recorded.readings)
     ran = [r for r in rows if recorded.t0 + plan.steps[r["index"]].start < recorded.finished]
-    if recorded.broken is not None:
-        ran = [r for r in ran if r["index"] <= recorded.broken]
     for row in ran:
         row["label"] = profile.label(plan.steps[row["index"]])
         cpu.account(row, profile.purchase_endpoints)

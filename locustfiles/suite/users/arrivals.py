@@ -23,11 +23,16 @@ class ArrivalsMixin:
             run.recorder.missed(missed)
         if due is None or run.stopping:
             raise StopUser()
-        # Asleep in short naps, so a stopping test never waits for arrivals that will not come.
-        while (remaining := due - time.time()) > 0:
-            if run.stopping:
+        # Asleep in short naps, so a stopping test never waits for arrivals that will not come;
+        # on waking, the arrival's time is read again: a capacity search may have moved it.
+        while True:
+            while (remaining := due - time.time()) > 0:
+                if run.stopping:
+                    raise StopUser()
+                gevent.sleep(min(remaining, 0.2))
+            due = clock.due(arrival)
+            if run.stopping or due is None:
                 raise StopUser()
-            gevent.sleep(min(remaining, 0.2))
-        if run.stopping:
-            raise StopUser()
+            if due <= time.time():
+                break
         self.journey(arrival)

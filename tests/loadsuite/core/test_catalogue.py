@@ -176,7 +176,7 @@ def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
         ],
     }
     assert sections.header(summary)["reasons"] == [
-        "600 RPM broke p95<460 (measured 900): the run ended there"
+        "600 RPM broke p95<460 (measured 900): capacity is below it"
     ]
     assert [f["level"] for f in findings.verdict_findings(summary)] == ["warning"]
     del summary["capacity_rpm"]

@@ -28,9 +28,13 @@ def test_rpm_schedules_arrivals_evenly_on_the_clock():
 
 def test_capacity_steps_from_a_list_or_a_range():
     listed = catalogue.get("capacity").plan({"RPM": "600 900 1200", "STEP_SECONDS": "10"})
-    assert [s.target_rpm for s in listed.measured] == [600, 900, 1200]
+    assert [s.target_rpm for s in listed.measured if s.judged] == [600, 900, 1200]
     ranged = catalogue.get("capacity").plan({"RPM_START": "300", "RPM_STEP": "300", "RPM_MAX": "1500"})
-    assert [s.target_rpm for s in ranged.measured] == [300, 600, 900, 1200, 1500]
+    assert [s.target_rpm for s in ranged.measured if s.judged] == [300, 600, 900, 1200, 1500]
+    # The last rate is held, judging nothing, while the last step is judged: its grace, then the
+    # margin a revision of the plan starts ahead, then two seconds to spare.
+    tail = listed.steps[-1]
+    assert (tail.judged, tail.target_rpm, tail.start, tail.seconds) == (False, 1200, 60 + 30, 5 + 2 + 2)
     assert ranged.users >= 1500 / 60 * 5
 
 
@@ -55,8 +59,9 @@ def test_capacity_and_soak_begin_with_a_warm_up_at_their_first_rate():
     assert [(s.index, s.start, s.seconds, s.target_rpm) for s in capacity.measured] == [
         (1, 60, 10, 600),
         (2, 70, 10, 900),
+        (3, 80, 9, 900),  # held while the last step is judged
     ]
-    assert capacity.seconds == 80
+    assert capacity.seconds == 89
     # Its arrivals come first: 600 per minute for a minute, then the steps'.
     assert capacity.arrival_offset(599) < 60 < capacity.arrival_offset(600)
     soak = catalogue.get("soak").plan({"HOURS": "0.5", "BUCKET_SECONDS": "900", "WARMUP_SECONDS": "120"})
@@ -105,7 +110,7 @@ def claimed_offsets(p, t0, workers):
 def test_workers_together_take_every_arrival_exactly_once():
     p = catalogue.get("capacity").plan({"RPM": "600 1200", "STEP_SECONDS": "10"})
     arrivals = sum(s.arrivals for s in p.steps)
-    assert arrivals == 600 + 100 + 200  # the warm-up's minute, then the steps
+    assert arrivals == 600 + 100 + 200 + 180  # the warm-up's minute, the steps, 9 s held at the last
     expected = sorted(round(p.arrival_offset(k), 6) for k in range(arrivals))
     for workers in (1, 2, 3):
         assert sorted(claimed_offsets(p, 1000.0, workers)) == expected

@@ -57,7 +57,7 @@ def test_capacity_is_set_beside_the_ceiling_of_its_step_with_what_the_next_one_b
         step(1, 600, 150.0),
         step(2, 900, 160.0, held=False, refused={"503 overloaded": 12}, p95=210),
     ]
-    found = ceiling.capacity_ceiling(rows, 600, cores=2)
+    found = ceiling.capacity_ceiling(rows, 600, cores=2, broke_step=2)
     assert found == {
         "step": "600 RPM",
         "ceiling_rpm": 800.0,
@@ -82,6 +82,7 @@ def test_a_capacity_well_under_its_ceiling_is_a_warning_that_names_what_refused(
         [step(0, 600, 150.0), step(1, 900, 160.0, held=False, refused={"503 overloaded": 12}, p95=210)],
         600,
         cores=2,
+        broke_step=1,
     )
     said = outcome.ceiling_finding(found, 600)
     assert said["level"] == "warning"

@@ -18,6 +18,7 @@ import requests
 from common import environment
 from common.contract import cybersource, paths, tokens
 from common.contract.courses import paid_seat
+from locustfiles.suite.core import knee
 from locustfiles.suite.core.histogram import PERCENTILES, nearest_rank, to_ms
 from locustfiles.suite.figures import cpu
 from locustfiles.suite.users import paid_journey
@@ -261,52 +262,76 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
     }
 
 
-def test_capacity_reports_the_highest_rpm_that_held(stack_env):
-    code, folder, summary = run(stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=4, WARMUP_SECONDS=0)
+def test_capacity_narrows_the_knee_between_the_rate_that_held_and_the_one_that_broke(stack_env):
+    # A threshold on the achieved rate breaks at a known rate (every arrival a free purchase, 4 s
+    # steps: whole arrivals at these rates), so the search's probes are known in advance: 360
+    # broke, then 300 held, 330 broke, and 300..330 is within KNEE_PCT=15 %.
+    code, folder, summary = run(
+        stack_env,
+        "capacity",
+        RPM="120 240 360",
+        STEP_SECONDS=4,
+        WARMUP_SECONDS=0,
+        KNEE_PCT=15,
+        THRESHOLDS="rpm<330 errors<0.01",
+        WORKERS=2,  # the revised plan reaches the workers in a message
+        BUY_WEIGHT=1,
+        PAY_WEIGHT=0,
+        READ_WEIGHT=0,
+    )
     assert code == 0
     assert summary["warm_up"] is None
-    assert [r["target_rpm"] for r in summary["steps"]] == [120, 240, 360]
-    assert all(r["held"] for r in summary["steps"])
-    assert summary["capacity_rpm"] == 360
+    judged = [(r["target_rpm"], r["held"]) for r in summary["steps"] if r.get("judged", True)]
+    assert judged == [(120, True), (240, True), (360, False), (300, True), (330, False)]
+    assert summary["capacity_rpm"] == 300
+    assert summary["capacity_search"] == {
+        "interval_rpm": [300, 330],
+        "interval_pct": 10.0,
+        "probes": 2,
+        "broke_step": next(r["index"] for r in summary["steps"] if r["target_rpm"] == 330),
+    }
+    # Between the probes the rate that held was held, judging nothing; the plan the summary
+    # keeps is the one that ran, each step starting where the one before it ended.
+    unjudged = [r for r in summary["steps"] if not r.get("judged", True)]
+    assert unjudged and all(r["held"] is None and r["label"].endswith("(not judged)") for r in unjudged)
+    steps = summary["plan"]["steps"]
+    assert all(a["start"] + a["seconds"] == b["start"] for a, b in zip(steps, steps[1:], strict=False))
+    assert [r["index"] for r in summary["steps"]] == [s["index"] for s in steps]
     assert_run_folder(folder, "capacity.png", "scalability.png")
     assert_nothing_lost(summary)
-    # The Universal Scalability Law fitted to the three steps, its peak (or none) beside 360.
+    assert summary["outside_plan_requests"] == {}  # every worker followed the revised plan
+    # The Universal Scalability Law fitted to the judged steps, its peak (or none) beside 300.
     usl = summary["scalability"]
-    assert usl["fitted"] and usl["measured_capacity_rpm"] == 360
-    assert [p["target_rpm"] for p in usl["points"]] == [120, 240, 360]
-    for point, row in zip(usl["points"], summary["steps"], strict=True):
-        assert point["n"] == round(row["rps"] * row["mean"] / 1000, 3) > 0
+    assert usl["fitted"] and usl["measured_capacity_rpm"] == 300
+    assert [p["target_rpm"] for p in usl["points"]] == [rate for rate, _ in judged]
+    for point in usl["points"]:
+        assert point["n"] > 0
     assert usl["lambda_rpm"] > 0 and 0 <= usl["sigma"] <= 1 and usl["kappa"] >= 0
-    # Three steps check a model of two or three parameters little, and the report says so. Steps
-    # this light often scale linearly: then σ and κ stay on their bounds (0), λ alone is fitted,
-    # two steps' worth check it, and the caveat says the steps stayed below the knee.
-    assert usl["parameters_fitted"] in (1, 2, 3)
-    if usl["parameters_fitted"] == 1:
-        assert usl["sigma"] == 0 and usl["kappa"] == 0 and usl["peak_rpm"] is None
-        assert usl["caveats"][-1].endswith("they stayed below the knee.")
-    else:
-        assert usl["caveats"][-1].startswith(f"Only 3 steps for {usl['parameters_fitted']} fitted parameters")
     report = (folder / "report.md").read_text()
+    assert "Capacity: 300 RPM, the highest target that held every threshold. 330 RPM broke" in report
     assert "The knee, modelled: the Universal Scalability Law" in report
 
 
-def test_capacity_stops_at_the_first_step_that_breaks_never_at_its_warm_up(stack_env):
+def test_capacity_ends_when_its_first_step_breaks_never_at_its_warm_up(stack_env):
     code, folder, summary = run(
         stack_env, "capacity", RPM="120 240 360", STEP_SECONDS=3, THRESHOLDS="p95<1", WARMUP_SECONDS=3
     )
     assert code == 1
     assert summary["capacity_rpm"] is None
-    # The warm-up broke p95<1 as well; the run went on to the first step and ended there.
+    # The warm-up broke p95<1 as well; the run went on to the first step and ended after it.
     warm = summary["warm_up"]
     assert (warm["label"], warm["target_rpm"], warm["seconds"]) == ("warm-up", 120, 3)
     assert warm["requests"] > 0 and warm["p95"] >= 1
-    assert [r["target_rpm"] for r in summary["steps"]] == [120]
-    assert summary["steps"][0]["label"] == "120 RPM" and summary["steps"][0]["requests"] > 0
-    # "all" is the steps without the warm-up; the audit counts every order the run placed
-    # (with those of the step cut short when the first broke).
-    assert summary["overall"]["requests"] == summary["steps"][0]["requests"]
-    assert summary["audit"]["successes"] >= warm["requests"] + summary["steps"][0]["requests"]
-    assert summary["seconds"] < summary["plan"]["seconds"]  # it stopped before the later steps
+    first = summary["steps"][0]
+    assert (first["target_rpm"], first["label"], first["held"]) == (120, "120 RPM", False)
+    assert first["requests"] > 0 and summary["capacity_search"]["broke_step"] == first["index"]
+    # The plan ended a moment after the first step was judged: the step under way was cut
+    # short, judging nothing, and the later ones never ran.
+    assert not summary["steps"][-1].get("judged", True)
+    assert summary["plan"]["seconds"] < 3 + 3 * 3 + knee.hold_seconds(4)
+    # "all" is the steps without the warm-up; the audit counts every order the run placed.
+    assert summary["overall"]["requests"] == sum(r["requests"] for r in summary["steps"])
+    assert summary["audit"]["successes"] >= warm["requests"] + summary["overall"]["requests"]
     assert_nothing_lost(summary)
     report = (folder / "report.md").read_text()
     assert "after a 3 s warm-up" in report and "Warm-up, before the steps: 3 s at 120 RPM" in report

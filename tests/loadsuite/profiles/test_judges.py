@@ -38,7 +38,7 @@ def test_judging_writes_nothing_into_the_summary(name):
 @pytest.mark.parametrize(
     ("name", "keys"),
     [
-        ("capacity", {"capacity_rpm", "capacity_steps_held", "ceiling", "scalability"}),
+        ("capacity", {"capacity_rpm", "capacity_steps_held", "capacity_search", "ceiling", "scalability"}),
         ("overload", {"overload"}),
         ("soak", {"trend"}),
         ("ramp", set()),

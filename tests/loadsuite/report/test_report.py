@@ -176,7 +176,9 @@ def test_capacity_and_soak_reports_get_their_plots(tmp_path):
     text = (tmp_path / "capacity" / "report.md").read_text()
     assert "Capacity: 1200 RPM, the highest target" in text
     # The profile's warm-up has a table of its own, before the steps, and a line in the title.
-    assert text.splitlines()[0].endswith(": 600 RPM, 1200 RPM, 1800 RPM, after a 60 s warm-up")
+    assert text.splitlines()[0].endswith(
+        ": 600 RPM, 1200 RPM, 1800 RPM, 1800 RPM (not judged), after a 60 s warm-up"
+    )
     assert text.index("Warm-up, before the steps: 60 s at 600 RPM") < text.index("| 600 RPM |")
     assert text.count("| warm-up |") == 1
     html = (tmp_path / "capacity" / "report.html").read_text()

@@ -31,10 +31,10 @@ def read(**changes) -> summaries.Read:
     return summaries.Read(**{**given, **changes})
 
 
-def summarise(profile="ramp", env=None, finished=None, broken=None, audited=PASSED_AUDIT, rules="p95<99999"):
+def summarise(profile="ramp", env=None, finished=None, audited=PASSED_AUDIT, rules="p95<99999"):
     plan, recorder, _, _ = synthetic.recorded(profile, env)
     recorded = summaries.Recorded(
-        plan, recorder, synthetic.readings(plan), 990.0, 1000.0, finished or 1000.0 + plan.seconds, broken
+        plan, recorder, synthetic.readings(plan), 990.0, 1000.0, finished or 1000.0 + plan.seconds
     )
     behaviour = profiles.get(profile)
     summary = summaries.measured(behaviour, recorded, read(audit=audited))
@@ -61,10 +61,6 @@ def test_steps_that_had_not_begun_when_the_run_finished_are_left_out():
     summary = summarise(finished=1015.0)  # 10-second steps: the third began at 1020
     assert [row["index"] for row in summary["steps"]] == [0, 1]
     assert summary["timeline"]["step_starts"] == [0, 10]
-
-
-def test_a_broken_capacity_step_cuts_the_steps_after_it():
-    assert [row["index"] for row in summarise(broken=0)["steps"]] == [0]
 
 
 def test_a_warm_up_is_reported_apart():

@@ -4,7 +4,7 @@ to them, and an overload run's refusals.
 
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
-from locustfiles.suite.core.text import label
+from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import scalability
 
 
@@ -15,6 +15,13 @@ def capacity(summary: dict) -> dict:
         if capacity_rpm is not None
         else "No step held the thresholds."
     )
+    if interval := (summary.get("capacity_search") or {}).get("interval_rpm"):
+        search = summary["capacity_search"]
+        verdict += (
+            f" {fmt(interval[1])} RPM broke, so the knee is within {fmt(search['interval_pct'])} % above it"
+            f" ({plural(search['probes'], 'probe')} after the climb broke; a step marked not judged"
+            " held a rate while the step before it was judged, or was cut short by the search)."
+        )
     return section(
         "capacity",
         "Capacity",

@@ -4,6 +4,7 @@ the test setup (what ran, on what, from which commit).
 
 from locustfiles.suite.core.blocks import DASH, cell, fmt, section, table, text
 from locustfiles.suite.core.text import plural
+from locustfiles.suite.figures import results
 
 
 def threshold_name(check: dict) -> str:
@@ -14,8 +15,8 @@ def threshold_name(check: dict) -> str:
 def _broken(summary: dict, broken: list[str]) -> list[str]:
     """The broken thresholds under the badge; a capacity run's are those of the step that ended
     it, which is what it measures, not a failure."""
-    if "capacity_rpm" in summary and broken and summary["steps"]:
-        return [f"{summary['steps'][-1].get('label')} broke {', '.join(broken)}: the run ended there"]
+    if "capacity_rpm" in summary and broken and (row := results.broke_row(summary)):
+        return [f"{row.get('label')} broke {', '.join(broken)}: capacity is below it"]
     return [f"threshold {b} broken" for b in broken]
 
 

@@ -76,8 +76,16 @@ def capacity_findings(summary: dict) -> list[dict]:
         return []
     capacity = summary["capacity_rpm"]
     steps = summary.get("steps", [])
-    broken = next((r for r in steps if not r.get("held", True)), None)
+    search = summary.get("capacity_search")
+    if search:
+        broken = next((r for r in steps if r["index"] == search["broke_step"]), None)
+    else:  # a summary from before the search (schema 2): the climb's first step that broke
+        broken = next((r for r in steps if r.get("held") is False), None)
+        search = {}
     after = f"; {label(broken)} did not" if broken else "; no step broke them"
+    if search.get("interval_pct") is not None:
+        probes = plural(search["probes"], "probe")
+        after += f": the knee is within {search['interval_pct']:g} % of it, after {probes}"
     found = []
     if capacity is None:
         found.append(finding("problem", "No step held the thresholds, so the capacity was not reached."))
