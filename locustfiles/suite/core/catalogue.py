@@ -237,6 +237,12 @@ class Capacity(Profile):
             raise ValueError(f"KNEE_PCT must be under 100, got {percent:g}")
         return percent / 100
 
+    def increment(self, env) -> float | None:
+        """What the climb adds at each step when it climbs on past RPM_MAX (RPM_STEP); None for
+        a listed plan, whose rates are the user's."""
+        settings = self.settings(env)
+        return None if len(settings["RPM"].replace(",", " ").split()) > 1 else float(settings["RPM_STEP"])
+
     def label(self, step: Step) -> str:
         """A rate held while a step is judged, or a climbing step the search cut short, says it
         judged nothing."""

@@ -15,6 +15,7 @@ from locustfiles.suite.core.plan import Step
 MARGIN = 2  # seconds: a revision of the plan starts this far ahead, so every worker has it first
 RESOLUTION = 0.03  # the search ends when (broke - held) < 3 % of held (KNEE_PCT's default)
 MAX_PROBES = 8  # a bound on the search whatever the steps: 2**-8 of the first interval
+MAX_CLIMB_ON = 20  # steps added past RPM_MAX at most, whatever the ceiling says
 
 
 def hold_seconds(grace: int) -> int:
@@ -31,6 +32,7 @@ class KneeSearch:
     held: list[float] = field(default_factory=list)  # the rates judged, by outcome
     broke: list[float] = field(default_factory=list)
     probes: int = 0
+    climbed_on: int = 0  # steps added past the plan's last because every step held
 
     def judged(self, rpm: float, held: bool) -> None:
         (self.held if held else self.broke).append(rpm)
@@ -56,6 +58,19 @@ class KneeSearch:
         if self.lower is None or self.probes >= MAX_PROBES:
             return True
         return self.upper - self.lower < self.resolution * self.lower
+
+    def climb_on(self, last: float, increment: float | None, ceiling: float | None) -> list[Step]:
+        """Every step held: the next climbing step, and the rate held while it is judged, if
+        ``last`` + ``increment`` is under the machine's ``ceiling`` at the last step (RPM_MAX
+        does not cap a run below it); [] ends the climb (a listed plan has no increment)."""
+        if not increment or not ceiling or last + increment > ceiling or self.climbed_on >= MAX_CLIMB_ON:
+            return []
+        self.climbed_on += 1
+        rate = last + increment
+        return [
+            Step(0, 0, self.step_seconds, target_rpm=rate),
+            Step(0, 0, hold_seconds(self.grace), target_rpm=rate, judged=False),
+        ]
 
     def next_steps(self) -> list[Step]:
         """The probe half-way across the interval, then the rate that held, held while the

@@ -2,20 +2,20 @@
 that held, beside the machine's ceiling at that step, with the scalability model fitted to the
 steps."""
 
-import functools
 import math
 import time
 
 import gevent
 
 from locustfiles.suite.core import catalogue, knee, thresholds
+from locustfiles.suite.core.plan import Step
 from locustfiles.suite.figures import ceiling, cpu, results, scalability
 from locustfiles.suite.profiles.base import Behaviour
 
 
 class Capacity(Behaviour, catalogue.Capacity):
     def background(self, run) -> list:
-        return [functools.partial(search, run, self.knee(run.env))]
+        return [Search(run, self.knee(run.env), self.increment(run.env))]
 
     def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
         """Capacity, each step marked held or not with its ceiling, capacity's share of the
@@ -46,33 +46,61 @@ class Capacity(Behaviour, catalogue.Capacity):
         return thresholds.judge(rules, judged)["checks"], reasons
 
 
-def search(run, resolution: float) -> None:
-    """Judge each step once its grace has passed; once one broke, probe between the highest
-    rate that held and it (core/knee.py) until the interval is narrow, then end the plan. The
-    plan is revised a margin ahead, so the users' side has it before it applies."""
-    climb = [s for s in run.plan.steps if s.judged and not s.warm_up]
-    found = knee.KneeSearch(climb[0].seconds if climb else 1, run.plan.grace, resolution)
-    judged_up_to, probe = 0, None  # the next step to judge; the probe awaiting its judgement
-    while True:
-        now = time.time()
-        for step in run.plan.steps[judged_up_to:]:
-            if not run.judgeable(step, now):
-                break
-            judged_up_to = step.index + 1
+class Search:
+    """Judge each step once its grace has passed. Once one broke, probe between the highest
+    rate that held and it (core/knee.py) until the interval is narrow, then end the plan; if
+    every step held, climb on past RPM_MAX while the machine's ceiling at the last step is above
+    the next rate. The plan is revised a margin ahead, so the users' side has it first."""
+
+    def __init__(self, run, resolution: float, increment: float | None):
+        self.run, self.increment = run, increment
+        climb = [s for s in run.plan.steps if s.judged and not s.warm_up]
+        self.found = knee.KneeSearch(climb[0].seconds if climb else 1, run.plan.grace, resolution)
+        self.judged_up_to = 0  # the next step to judge
+        self.pending: int | None = None  # a probe or a climbing step added, awaiting its judgement
+        self.last: Step | None = None  # the last step judged
+
+    def __call__(self) -> None:
+        while not self.decide(time.time()):
+            gevent.sleep(0.5)
+
+    def judge(self, now: float) -> None:
+        for step in self.run.plan.steps[self.judged_up_to :]:
+            if not self.run.judgeable(step, now):
+                return
+            self.judged_up_to = step.index + 1
             if step.judged and not step.warm_up:
-                found.judged(step.target_rpm, run.held(step))
-                probe = None if step.index == probe else probe
+                self.found.judged(step.target_rpm, self.run.held(step))
+                self.pending = None if step.index == self.pending else self.pending
+                self.last = step
+
+    def decide(self, now: float) -> bool:
+        """Judge what can be, revise the plan if that is due; True once the search is over."""
+        self.judge(now)
+        if self.pending is not None:
+            return False
+        found, run = self.found, self.run
         boundary = math.ceil(now - run.t0) + knee.MARGIN
-        if found.done or (found.upper is None and judged_up_to >= len(run.plan.steps) - 1):
-            run.revise_plan(boundary, [])  # the knee is found, or every step held: the run ends
-            run.progress(_searched(found))
-            return
-        if found.upper is not None and probe is None:
-            run.revise_plan(boundary, found.next_steps())
-            probe = next(s.index for s in run.plan.steps if s.start >= boundary)
-            rate = run.plan.steps[probe].target_rpm
-            run.progress(f"capacity: between {found.lower:g} and {found.upper:g} RPM, probing {rate:g}")
-        gevent.sleep(0.5)
+        if found.upper is not None and not found.done:
+            return self._revise(
+                boundary, found.next_steps(), f"between {found.lower:g} and {found.upper:g} RPM"
+            )
+        if found.upper is None and self.judged_up_to < len(run.plan.steps) - 1:
+            return False  # still climbing
+        if found.upper is None and self.last is not None:
+            top = run.ceiling_of(self.last)
+            following = found.climb_on(self.last.target_rpm, self.increment, top)
+            if following:
+                return self._revise(boundary, following, f"every step held, the ceiling is {top:g} RPM")
+        run.revise_plan(boundary, [])  # the knee is found, or the climb ended: so does the run
+        run.progress(_searched(found))
+        return True
+
+    def _revise(self, boundary: int, following: list[Step], why: str) -> bool:
+        self.run.revise_plan(boundary, following)
+        self.pending = next(s.index for s in self.run.plan.steps if s.start >= boundary)
+        self.run.progress(f"capacity: {why}; next {self.run.plan.steps[self.pending].target_rpm:g} RPM")
+        return False
 
 
 def _searched(found: knee.KneeSearch) -> str:

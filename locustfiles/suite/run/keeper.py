@@ -12,6 +12,7 @@ second run with a folder of its own.
 """
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.core.plan import Step
-from locustfiles.suite.figures import results
+from locustfiles.suite.figures import ceiling, results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
@@ -260,6 +261,12 @@ class KeptRun(LoadRun):
     def held(self, step: Step) -> bool:
         """Whether a step's requests so far held the run's thresholds."""
         return results.held(results.step_row(self.recorder.steps, step, {}), self.rules)
+
+    def ceiling_of(self, step: Step) -> float | None:
+        """The machine's ceiling at a step whose reading was taken (figures/ceiling.py): out of
+        every kernel's cores the hosts' agents read, else this host's, as the summary's."""
+        row = results.step_row(self.recorder.steps, step, self.readings)
+        return ceiling.step_ceiling(row, row.get("machine_cores") or os.cpu_count())
 
     def revise_plan(self, boundary: int, following: list[Step]) -> None:
         """From ``boundary`` seconds after t0 the plan is ``following`` (core/plan.py revise),

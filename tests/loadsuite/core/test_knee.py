@@ -98,6 +98,27 @@ def test_the_search_is_done_when_the_first_rate_broke_and_ignores_a_rate_held_ab
     assert not every.done and every.upper is None
 
 
+def test_a_climb_that_held_goes_on_past_its_last_step_while_under_the_machines_ceiling():
+    found = knee.KneeSearch(step_seconds=20, grace=6)
+    following = found.climb_on(6000, 300, ceiling=6400)  # RPM_MAX 6000 held at 6000
+    assert [(s.target_rpm, s.seconds, s.judged) for s in following] == [
+        (6300, 20, True),
+        (6300, 6 + knee.MARGIN + 2, False),  # held while 6300 is judged
+    ]
+    assert found.climb_on(6300, 300, ceiling=6400) == []  # 6600 would pass the ceiling
+    assert found.climb_on(6000, None, ceiling=9000) == []  # a listed plan: the user's rates
+    assert found.climb_on(6000, 300, ceiling=None) == []  # the machine's CPU was not read
+    bounded = knee.KneeSearch(20, 6)
+    steps = [bounded.climb_on(300 * n, 300, ceiling=1e9) for n in range(knee.MAX_CLIMB_ON + 1)]
+    assert all(steps[:-1]) and steps[-1] == []
+
+
+def test_a_ranged_capacity_plan_climbs_on_by_its_step_and_a_listed_one_does_not():
+    capacity = catalogue.get("capacity")
+    assert capacity.increment({"RPM_START": "300", "RPM_STEP": "600"}) == 600
+    assert capacity.increment({"RPM": "600 1200"}) is None
+
+
 def test_the_search_ends_after_its_bound_of_probes():
     found = knee.KneeSearch(10, 2, resolution=0.0001)
     found.judged(1000, True)

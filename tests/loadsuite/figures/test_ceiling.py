@@ -99,7 +99,8 @@ def test_a_capacity_near_its_ceiling_is_information_and_one_no_step_broke_says_s
     capped = ceiling.capacity_ceiling([step(0, 600, 60.0)], 600, cores=2)
     said = outcome.ceiling_finding(capped, 600)
     assert said["level"] == "warning" and said["text"].endswith(
-        ": no step broke, the last target ended the search (raise RPM_MAX)."
+        ": no step broke before the climb ended (RPM's list ends where it ends; a range climbs on "
+        "past RPM_MAX only while the next rate is under the ceiling)."
     )
 
 

@@ -264,12 +264,15 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
 
 def test_capacity_narrows_the_knee_between_the_rate_that_held_and_the_one_that_broke(stack_env):
     # A threshold on the achieved rate breaks at a known rate (every arrival a free purchase, 4 s
-    # steps: whole arrivals at these rates), so the search's probes are known in advance: 360
-    # broke, then 300 held, 330 broke, and 300..330 is within KNEE_PCT=15 %.
+    # steps: whole arrivals at these rates), so the search's steps are known in advance: 120 and
+    # 240 held, and RPM_MAX=240 did not end a climb so far under the machine's ceiling; 360 broke,
+    # then 300 held, 330 broke, and 300..330 is within KNEE_PCT=15 %.
     code, folder, summary = run(
         stack_env,
         "capacity",
-        RPM="120 240 360",
+        RPM_START=120,
+        RPM_STEP=120,
+        RPM_MAX=240,
         STEP_SECONDS=4,
         WARMUP_SECONDS=0,
         KNEE_PCT=15,
@@ -283,6 +286,8 @@ def test_capacity_narrows_the_knee_between_the_rate_that_held_and_the_one_that_b
     assert summary["warm_up"] is None
     judged = [(r["target_rpm"], r["held"]) for r in summary["steps"] if r.get("judged", True)]
     assert judged == [(120, True), (240, True), (360, False), (300, True), (330, False)]
+    climbed_on = next(r for r in summary["steps"] if r["target_rpm"] == 360)
+    assert climbed_on["ceiling_rpm"] > 360  # the machine was far from full
     assert summary["capacity_rpm"] == 300
     assert summary["capacity_search"] == {
         "interval_rpm": [300, 330],

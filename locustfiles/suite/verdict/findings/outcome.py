@@ -105,7 +105,7 @@ def capacity_findings(summary: dict) -> list[dict]:
 
 def ceiling_finding(found: dict, capacity: float) -> dict:
     """Capacity's share of the machine's ceiling at its step; a warning under ceiling.NEAR, with
-    what the next step broke on (or that no step broke, so RPM_MAX ended the search)."""
+    what the next step broke on (or that no step broke before the climb ended)."""
     text = (
         f"Capacity {capacity:g} RPM is {found['ratio']:.2f} of the machine's ceiling at {found['step']} "
         f"({found['ceiling_rpm']:g} RPM: every core busy at that step's CPU per arrival; the machine was "
@@ -115,7 +115,11 @@ def ceiling_finding(found: dict, capacity: float) -> dict:
         return finding("info", text + ".")
     broken = found["next_step"]
     if broken is None:
-        return finding("warning", text + ": no step broke, the last target ended the search (raise RPM_MAX).")
+        return finding(
+            "warning",
+            text + ": no step broke before the climb ended (RPM's list ends where it ends; a range "
+            "climbs on past RPM_MAX only while the next rate is under the ceiling).",
+        )
     refused = ", ".join(f"{kind} {n}" for kind, n in broken["refused"].items()) or "nothing refused"
     busy = broken["machine_cpu_percent"]
     return finding(
