@@ -44,6 +44,7 @@ class Live:
     answered: int = 0  # order numbers answered 2xx so far (the audit looks for each)
     summary: dict | None = None  # the run's summary.json, once written
     run_name: str | None = None  # its folder's name
+    cache: dict = dataclasses.field(default_factory=dict)  # rows made before: step index -> (key, row)
 
 
 def so_far(plan: Plan, offset: float) -> Plan:
@@ -66,15 +67,26 @@ def rows(live: Live) -> list[dict]:
         return []
     offset = live.now - live.t0
     cut = so_far(live.plan, offset)
-    out = []
-    for step in cut.steps:
+    out = [_step_row(live, step) for step in cut.steps]
+    if out and live.plan.step_end(out[-1]["index"]) > offset and not live.stopping:
+        out[-1] = {**out[-1], "under_way": True}
+    return [*out, {**results.overall_row(cut, live.recorder.steps), "label": "all"}]
+
+
+def _step_row(live: Live, step) -> dict:
+    """A step's row, made again only when what it is made of changed (a step that ended is
+    not, once its last requests and its reading are in): the page asks every 2 s."""
+    stats = live.recorder.steps.get(step.index)
+    requests = sum(e.histogram.total for e in stats.endpoints.values()) if stats else 0
+    key = (live.t0, step.index, step.start, step.seconds, requests, stats.missed if stats else 0)
+    key += (step.index in live.readings,)
+    kept = live.cache.get(step.index)
+    if kept is None or kept[0] != key:
         row = results.step_row(live.recorder.steps, step, live.readings)
         row["label"] = live.profile.label(step)
         cpu.account(row, live.profile.purchase_endpoints)
-        if live.plan.step_end(step.index) > offset and not live.stopping:
-            row["under_way"] = True
-        out.append(row)
-    return [*out, {**results.overall_row(cut, live.recorder.steps), "label": "all"}]
+        live.cache[step.index] = kept = (key, row)
+    return kept[1]
 
 
 def shown(found: dict) -> str:
@@ -84,15 +96,14 @@ def shown(found: dict) -> str:
 
 def step_columns(groups: tuple[str, ...]) -> list[dict]:
     """The Suite tab's columns (Locust's extended table structure), with a CPU column for
-    each process group read (``groups``)."""
+    each process group read (``groups``). An open-model step's label is its target RPM."""
     titles = {
         "step": "step",
         "users": "users",
-        "target_rpm": "target RPM",
         "rpm": "RPM",
         "requests": "requests (samples)",
         "failures": "failures",
-        "missed": "missed arrivals",
+        "missed": "missed",
         **{key: f"{key} ms" for key in PERCENTILES},
         **{f"cpu_{group}": f"CPU % {group}" for group in groups},
         "cpu_locust": "CPU % Locust",
@@ -103,8 +114,8 @@ def step_columns(groups: tuple[str, ...]) -> list[dict]:
 
 def step_line(row: dict, groups: tuple[str, ...]) -> dict[str, str]:
     """One row of the Suite tab, each cell as the report writes it."""
-    name = label(row) + (f" (under way, {fmt(row['seconds'])} s)" if row.get("under_way") else "")
-    line = {"step": name, **{key: fmt(row.get(key)) for key in ("users", "target_rpm", "rpm")}}
+    name = label(row) + (f" (under way, {row['seconds']:.0f} s)" if row.get("under_way") else "")
+    line = {"step": name, **{key: fmt(row.get(key)) for key in ("users", "rpm")}}
     line.update({key: fmt(row.get(key)) for key in ("requests", "failures", "missed")})
     line.update({key: shown(figure_cell(row, key)) for key in PERCENTILES})
     groups_read = row.get("cpu_percent") or {}
@@ -146,7 +157,9 @@ def _state(live: Live) -> tuple[str, str]:
         return name, "finished"
     if live.t0 is None:
         return "none yet", "start one from the form"
-    return name, "stopped: audit and report under way" if live.stopping else "running"
+    # Locust's page stops polling once the test stopped: it shows the verdict when loaded again.
+    state = "stopped: audit and report under way (load the page again for the verdict)"
+    return name, state if live.stopping else "running"
 
 
 def _thresholds(rules: list, found: list[dict]) -> list[dict]:

@@ -60,6 +60,7 @@ class KeptRun(LoadRun):
         self.balancer: balancer.BalancerStats | None = None  # BALANCER_STATS_URL: HAProxy's stats
         self.readings: dict[int, dict] = {}
         self.summary: dict | None = None  # the last run's, once written (the web UI's live tabs)
+        self.live_rows: dict = {}  # the live tabs' step rows made so far (report/live.py)
         self.marks: dict | None = None
         self.digests_before: dict = {}
         self.greenlets: list = []
@@ -132,7 +133,7 @@ class KeptRun(LoadRun):
         self.recorder = Recorder(self.plan)
         self.recorder.t0 = self.t0
         self.readings, self.broken, self.answered_count, self.chaos_events = {}, None, 0, {}
-        self.summary = None
+        self.summary, self.live_rows = None, {}
         self._reading_step = None
         self._printed: set[int] = set()
         self.begin_side()
@@ -165,6 +166,7 @@ class KeptRun(LoadRun):
             answered=self.answered_count,
             summary=self.summary,
             run_name=self.run_dir.name if self.run_dir else None,
+            cache=self.live_rows,
         )
 
     def describe(self) -> str:

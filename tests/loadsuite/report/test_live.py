@@ -67,7 +67,7 @@ def test_mid_run_the_steps_so_far_are_shown_the_one_under_way_over_the_seconds_i
     assert current["rpm"] == round(requests / 4.5 * 60, 1)
     assert "under_way" not in found[0]
     line = live.step_line(current, GROUPS)
-    assert line["step"] == "2 users (under way, 4.5 s)"
+    assert line["step"] == "2 users (under way, 4 s)"
     assert line["cpu_ecommerce"] == blocks.DASH and line["cpu_locust"] == blocks.DASH
     # "all": the two steps so far, the second over its 4.5 s.
     assert found[-1]["requests"] == recorder.steps[0].endpoints[synthetic.BASKET].histogram.total + requests
@@ -168,4 +168,39 @@ def test_every_stats_poll_carries_the_tabs_rows_once_and_keeps_others():
         got = client.get(webpages.STATS).get_json()
         assert [entry["key"] for entry in got["extended_stats"]] == ["theirs", live.STEPS, live.CHECKS]
     steps = got["extended_stats"][1]["data"]
-    assert [line["step"] for line in steps] == ["1 user", "2 users (under way, 4.5 s)", "all"]
+    assert [line["step"] for line in steps] == ["1 user", "2 users (under way, 4 s)", "all"]
+
+
+class Clock:
+    """time.perf_counter for the budget's test: it moves when told to, and while rows are made."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_rows_that_cost_much_are_made_again_within_the_budget_and_at_once_when_the_run_stops(monkeypatch):
+    p, recorder, _, _ = synthetic.recorded()
+    now = state(p, recorder, T0 + 14.5)
+    clock, made = Clock(), []
+    monkeypatch.setattr(webpages.time, "perf_counter", clock)
+
+    def make(found: live.Live) -> list:
+        made.append(found.stopping)
+        clock.now += 0.1  # rows that take 100 ms: made once every 10 s at a 1 % budget
+        return [len(made)]
+
+    rows = webpages.Budgeted(make, lambda: now)
+    assert rows() == [1]
+    clock.now += 2  # the next poll
+    assert rows() == [1]
+    every = 0.1 / webpages.BUDGET  # 100 ms of work: once in that many seconds
+    clock.now = every - 0.1
+    assert rows() == [1]
+    clock.now = every + 0.01
+    assert rows() == [2]
+    now.stopping = True  # stopped: shown at the next poll, whatever the budget
+    clock.now += 2
+    assert rows() == [3] and made == [False, False, True]
