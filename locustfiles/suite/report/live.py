@@ -183,15 +183,9 @@ def _thresholds(rules: list, found: list[dict]) -> list[dict]:
 def _finished(summary: dict) -> list[dict]:
     verdict = summary["verdict"]
     lines = [_line("verdict", "PASS" if verdict["passed"] else "FAIL", "; ".join(verdict["reasons"]))]
-    for check in verdict["thresholds"]:
-        scope = check.get("scope") or "the run"
-        lines.append(
-            _line(
-                f"threshold {check['threshold']}",
-                check["value"],
-                f"{'held' if check['ok'] else 'broken'} ({scope})",
-            )
-        )
+    for check in verdict["thresholds"]:  # as the profile judged them (capacity: its last step)
+        state = ("held" if check["ok"] else "broken") + (f" ({check['scope']})" if check.get("scope") else "")
+        lines.append(_line(f"threshold {check['threshold']}", check["value"], state))
     found = summary.get("audit") or {}
     if "orders" in found:
         counts = ", ".join(f"{key} {fmt(found.get(key))}" for key in ("successes", "orders", "enrollments"))

@@ -136,7 +136,7 @@ def test_once_written_the_summary_s_rows_verdict_audit_and_report_are_shown():
     assert by_name["threshold p95<460"] == {
         "check": "threshold p95<460",
         "value": "300",
-        "state": "held (the run)",
+        "state": "held",
     }
     assert by_name["audit"]["value"] == "successes 1, orders 1, enrollments 1"
     assert by_name["audit"]["state"] == "lost 0, duplicates 0"
