@@ -1,11 +1,14 @@
 """The Locust web UI of `make run`, used as a person would: fill the form, start a swarm, watch
-the purchase row count up, stop it."""
+the purchase row count up, stop it; watch the run in the suite's own tabs."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from locustfiles.suite.core.blocks import fmt  # the standard library only: no Locust here
 from tests.browser.helpers import Swarm, last_order_id, order_numbers_after, poll
 
 pytestmark = pytest.mark.slow
@@ -34,6 +37,25 @@ def cell_reader(page, row_name: str, column_title: str):
         return int(row.locator("td").nth(column).inner_text().strip())
 
     return read
+
+
+def table_lines(page) -> list[dict[str, str]]:
+    """The rows of the table the page shows now, each as {column title: cell text}."""
+    titles = [" ".join(title.split()) for title in page.locator("thead th").all_inner_texts()]
+    return [
+        dict(zip(titles, (cell.strip() for cell in row.locator("td").all_inner_texts()), strict=True))
+        for row in page.locator("tbody tr").all()
+    ]
+
+
+def start(page, url: str, stack: dict) -> None:
+    page.goto(url)
+    page.locator("input[name=userCount]").fill(str(USERS))
+    page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
+    page.locator("input[name=host]").fill(stack["LMS_URL"])
+    status(page, "ready")
+    page.get_by_role("button", name="Start").click()
+    status(page, "running")
 
 
 def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
@@ -92,3 +114,63 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     newest.get_by_role("link").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
     expect(page.locator("body")).to_contain_text("verdict: PASS")
+
+
+def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says(
+    stack, locust_ui, page, screenshot
+):
+    start(page, locust_ui.url, stack)
+    page.get_by_role("tab", name="Suite", exact=True).click()
+    # The step under way, counting its purchases before the run ends.
+    expect(page.locator("tbody tr").first).to_contain_text(f"{USERS} users (under way")
+
+    def first_requests() -> int:
+        lines = table_lines(page)
+        return int(lines[0]["requests (samples)"]) if lines and lines[0]["requests (samples)"] != "–" else 0
+
+    poll(first_requests, lambda n: n > 0, 20, "purchases in the Suite tab's first row")
+    assert [line["step"].split(" (")[0] for line in table_lines(page)] == [f"{USERS} users", "all"]
+    screenshot(page, "suite-live")
+    page.get_by_role("tab", name="Suite checks", exact=True).click()
+    expect(page.locator("tbody")).to_contain_text("running")
+    expect(page.locator("tbody")).to_contain_text("threshold ")
+    screenshot(page, "checks-live")
+
+    page.get_by_role("button", name="Stop").click()
+    status(page, "stopped")
+
+    # Locust stops polling once stopped: the page is loaded again until the run's summary is in.
+    def checks() -> dict[str, dict[str, str]]:
+        page.goto(locust_ui.url + "/?tab=suite_checks")
+        expect(page.locator("tbody tr").first).to_be_visible()
+        return {line["check"]: line for line in table_lines(page)}
+
+    found = poll(checks, lambda lines: lines["run"]["state"] == "finished", 60, "the Suite checks tab")
+    screenshot(page, "checks-finished")
+    report = found["report"]["value"]
+    name = re.fullmatch(r"/suite/runs/(?P<name>[^/]+)/report.html", report)["name"]
+    summary = json.loads((Path(stack["VAR_DIR"]) / "runs" / name / "summary.json").read_text())
+    assert found["verdict"]["value"] == ("PASS" if summary["verdict"]["passed"] else "FAIL")
+    assert found["audit"]["value"] == ", ".join(
+        f"{key} {summary['audit'][key]}" for key in ("successes", "orders", "enrollments")
+    )
+
+    page.goto(locust_ui.url + "/?tab=suite")
+    expect(page.locator("tbody tr").first).to_be_visible()
+    screenshot(page, "suite-finished")
+    rows = [*summary["steps"], {**summary["overall"], "label": "all"}]
+    assert len(rows) == 2 and rows[0]["requests"] > 0
+
+    def expected(row: dict) -> dict[str, str]:
+        thin = row.get("thin") or []
+        return {
+            "step": row["label"],
+            "RPM": fmt(row["rpm"]),
+            "requests (samples)": fmt(row["requests"]),
+            "failures": fmt(row["failures"]),
+            **{f"{p} ms": fmt(row[p]) + (" †" if p in thin else "") for p in ("p50", "p95", "p99")},
+        }
+
+    assert [{key: line[key] for key in expected(rows[0])} for line in table_lines(page)] == [
+        expected(row) for row in rows
+    ]

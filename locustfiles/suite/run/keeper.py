@@ -26,11 +26,12 @@ from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.core.plan import Step
-from locustfiles.suite.figures import ceiling, results
+from locustfiles.suite.figures import ceiling, cpu, results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
+from locustfiles.suite.report import live
 from locustfiles.suite.run import folder, webpages
 from locustfiles.suite.run import summary as summaries
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
@@ -60,6 +61,8 @@ class KeptRun(LoadRun):
         self.sampler: ServerSampler | None = None
         self.balancer: balancer.BalancerStats | None = None  # BALANCER_STATS_URL: HAProxy's stats
         self.readings: dict[int, dict] = {}
+        self.summary: dict | None = None  # the last run's, once written (the web UI's live tabs)
+        self.live_rows: dict = {}  # the live tabs' step rows made so far (report/live.py)
         self.marks: dict | None = None
         self.digests_before: dict = {}
         self.greenlets: list = []
@@ -83,10 +86,12 @@ class KeptRun(LoadRun):
         hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run/cli.py refused a bad one
         self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases(), hosts)
         self.balancer = balancer.BalancerStats.from_env(self.env)
-        if self.environment.web_ui:  # the latest report, every run, two compared
+        if self.environment.web_ui:  # the latest report, every run, two compared; the live tabs
             webpages.add(
                 self.environment.web_ui.app, run_folders.runs(get("VAR_DIR", self.env)), lambda: self.run_dir
             )
+            groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
+            webpages.add_live(self.environment.web_ui, self.live_state, groups)
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 
@@ -128,6 +133,7 @@ class KeptRun(LoadRun):
         self.recorder = Recorder(self.plan)
         self.recorder.t0 = self.t0
         self.readings, self.answered_count, self.chaos_events = {}, 0, {}
+        self.summary, self.live_rows = None, {}
         self._reading_step = None
         self._printed: set[int] = set()
         self.begin_side()
@@ -145,6 +151,23 @@ class KeptRun(LoadRun):
         tasks = [self._watch, self._guard_memory, *self.profile.background(self), *self.side_tasks()]
         self.greenlets = [gevent.spawn(task) for task in tasks]
         self.progress(f"{self.describe()}: started, folder {self.run_dir}")
+
+    def live_state(self) -> live.Live:
+        """The run now, as the web UI's live tabs show it (report/live.py)."""
+        return live.Live(
+            self.profile,
+            self.plan,
+            self.recorder,
+            self.readings,
+            self.rules,
+            self.t0,
+            time.time(),
+            stopping=self.stopping,
+            answered=self.answered_count,
+            summary=self.summary,
+            run_name=self.run_dir.name if self.run_dir else None,
+            cache=self.live_rows,
+        )
 
     def describe(self) -> str:
         return f"{self.profile.name} run ({self.started_from})"
@@ -305,6 +328,7 @@ class KeptRun(LoadRun):
         if self.plan.follows_users and not self.options.suite_run_dir:
             self.run_dir = folder.rename_for(self.run_dir, summary)
         report.write(summary, self.run_dir)
+        self.summary = summary
         if not summary["verdict"]["passed"]:
             environment.process_exit_code = 1
         self.progress(f"{self.describe()}: {'PASS' if summary['verdict']['passed'] else 'FAIL'}")

@@ -80,7 +80,7 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
         "outside_plan_requests": {name: e.histogram.total for name, e in recorder.outside_plan.items()},
         "error_examples": recorder.examples,
         "load": {"host": read.load["host"], "users": users, **read.load},
-        "load_generator": _load_generator(every),
+        "load_generator": findings.load_generator(every),
         "profile_sections": list(profile.sections),
     }
     summary["cpu_accounting"] = cpu.run_accounting(ran, read.weights)
@@ -147,22 +147,6 @@ def _timeline(recorded: Recorded, rows: list[dict]) -> dict:
         "points": timeline.points(),
         "step_starts": [recorded.plan.steps[r["index"]].start for r in rows],
         "step_labels": [r["label"] for r in rows],
-    }
-
-
-def _load_generator(rows: list[dict]) -> dict:
-    """The busiest Locust process of the run, and whether it neared a full core (then the
-    figures measure the load generator as much as the service)."""
-    peak, process = 0.0, None
-    for row in rows:
-        for name, percent in (row.get("locust_cpu") or {}).items():
-            if percent >= peak:
-                peak, process = percent, name
-    return {
-        "peak_cpu_percent": peak if process else None,
-        "process": process,
-        "saturated": peak >= findings.NEAR_FULL_CORE,
-        "threshold_percent": findings.NEAR_FULL_CORE,
     }
 
 

@@ -1,17 +1,25 @@
 """The suite's pages in Locust's web UI (the master's, or the local runner's): the latest run's
 report, every run of this machine with its report, and two runs compared as make compare
 shows them. Read-only; a run is found by its name in the listing, never by a path it was given.
+
+And the live tabs (report/live.py), through Locust's own extension points: the tabs and their
+columns in the page's template arguments, their rows in the ``extended_stats`` of every
+/stats/requests answer, which the page polls every 2 s while a test runs.
 """
 
+import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from flask import Flask, Response, request
 
 from common.environment import get
-from locustfiles.suite.report import compare, runs
+from locustfiles.suite.report import compare, live, runs
 
 RUNS, COMPARE = "/suite/runs", "/suite/compare"
+STATS = "/stats/requests"  # what Locust's page polls
+BUDGET = 0.01  # of one core, at most, for the live tabs (issue 31 asks under 2 % at 6000 RPM)
 
 
 def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
@@ -36,6 +44,52 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
             return Response(f"Pick two runs listed on {RUNS} (a={a!r}, b={b!r}).", 400)
         result = compare.compare(*map(compare.load, folders), get("NOISE_PCT"), get("NOISE_MS"))
         return Response(compare.html(result, a, b), mimetype="text/html")
+
+
+def add_live(web_ui, state: Callable[[], live.Live], groups: tuple[str, ...]) -> None:
+    """The Suite tabs in Locust's web UI ``web_ui``: ``state()`` is the run now; ``groups``
+    the server process groups whose CPU is read. Tabs others add are kept."""
+    args = web_ui.template_args
+    args.setdefault("extended_tabs", []).extend(live.TABS)
+    args.setdefault("extended_tables", []).extend(
+        [
+            {"key": live.STEPS, "structure": live.step_columns(groups)},
+            {"key": live.CHECKS, "structure": live.CHECK_COLUMNS},
+        ]
+    )
+    ours = {tab["key"] for tab in live.TABS}
+    rows = Budgeted(lambda now: live.payload(now, groups, report_url, RUNS), state)
+
+    @web_ui.app.after_request
+    def live_rows(response: Response) -> Response:
+        if request.path != STATS or response.status_code != 200:
+            return response
+        # Locust keeps its answer for 2 s and hands out the same object: what an earlier call
+        # added is replaced, not added to.
+        answer = json.loads(response.get_data())
+        kept = [entry for entry in answer.get("extended_stats") or [] if entry.get("key") not in ours]
+        answer["extended_stats"] = kept + rows()
+        response.set_data(json.dumps(answer))
+        return response
+
+
+class Budgeted:
+    """The live tabs' rows, made again at most as often as keeps their cost within BUDGET of one
+    core: every poll for a run of a few steps, every few polls for a soak of many buckets. A run
+    that starts, stops or ends is shown at the next poll."""
+
+    def __init__(self, make: Callable[[live.Live], list], state: Callable[[], live.Live]):
+        self.make, self.state = make, state
+        self.kept: tuple | None = None  # (the run's phase, made at, seconds it took, rows)
+
+    def __call__(self) -> list:
+        now = self.state()
+        phase = (now.t0, now.stopping, now.summary is None)
+        began = time.perf_counter()
+        if self.kept is None or self.kept[0] != phase or began - self.kept[1] >= self.kept[2] / BUDGET:
+            made = self.make(now)
+            self.kept = (phase, began, time.perf_counter() - began, made)
+        return self.kept[3]
 
 
 def report_url(name: str) -> str:

@@ -197,16 +197,19 @@ def cpu_per_purchase(summary: dict) -> dict | None:
     )
 
 
+def locust_cell(row: dict, process: str) -> dict:
+    """A Locust process's CPU % in a step, marked when it neared a full core (the report's
+    load generator table, and the web UI's live tab)."""
+    value = (row.get("locust_cpu") or {}).get(process)
+    return cell(value, "num", "warn" if value is not None and value >= NEAR_FULL_CORE else None)
+
+
 def load_generator(summary: dict) -> dict:
     rows = summary["steps"]
     processes = sorted({p for row in rows for p in row.get("locust_cpu") or {}})
     generator = summary.get("load_generator") or {}
     if not processes:
         return section("load-generator", "Load generator", text("The load generator's CPU was not measured."))
-
-    def cpu(row, process):
-        value = (row.get("locust_cpu") or {}).get(process)
-        return cell(value, "num", "warn" if value is not None and value >= NEAR_FULL_CORE else None)
 
     near = any((row.get("locust_cpu") or {}).get(p, 0) >= NEAR_FULL_CORE for row in rows for p in processes)
     notes = (
@@ -225,7 +228,10 @@ def load_generator(summary: dict) -> dict:
         ),
         table(
             ["step", *[f"CPU % {p}" for p in processes], "Locust RSS MB"],
-            [[label(row), *[cpu(row, p) for p in processes], row.get("suite_rss_mb")] for row in rows],
+            [
+                [label(row), *[locust_cell(row, p) for p in processes], row.get("suite_rss_mb")]
+                for row in rows
+            ],
             notes,
         ),
     )

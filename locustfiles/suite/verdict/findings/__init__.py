@@ -16,6 +16,7 @@ from locustfiles.suite.verdict.findings.machine import (
     busiest_process_findings,
     cpu_findings,
     index_findings,
+    load_generator,
     load_generator_findings,
     missed_findings,
     shared_machine_findings,
@@ -33,6 +34,7 @@ from locustfiles.suite.verdict.findings.outcome import (
 __all__ = [
     "LEVELS",
     "NEAR_FULL_CORE",
+    "load_generator",
     "findings",
     "verdict_findings",
     "error_findings",

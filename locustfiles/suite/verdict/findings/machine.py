@@ -10,6 +10,23 @@ NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say
 SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
 
 
+def load_generator(rows: list[dict]) -> dict:
+    """The busiest Locust process of the rows (a run's steps, or those read so far), and
+    whether it neared a full core (then the figures measure the load generator as much as the
+    service): summary.json's ``load_generator``, and the web UI's live tab."""
+    peak, process = 0.0, None
+    for row in rows:
+        for name, percent in (row.get("locust_cpu") or {}).items():
+            if percent >= peak:
+                peak, process = percent, name
+    return {
+        "peak_cpu_percent": peak if process else None,
+        "process": process,
+        "saturated": peak >= NEAR_FULL_CORE,
+        "threshold_percent": NEAR_FULL_CORE,
+    }
+
+
 def load_generator_findings(summary: dict) -> list[dict]:
     generator = summary.get("load_generator")
     if not generator or generator.get("peak_cpu_percent") is None:
