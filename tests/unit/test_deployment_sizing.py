@@ -4,6 +4,7 @@ The values are read through Ansible itself (an ad-hoc debug task templates the g
 the controller; no host is contacted), so what is asserted is what a deploy would use.
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -71,3 +72,80 @@ def test_m3_pools_fit_within_half_of_max_connections(inventory):
     # (idle kept-alive clients hold one each; a full worker accepts nothing, callbacks included).
     assert sizes["ecommerce_worker_connections"] == WorkerConnections.default
     assert sizes["lms_stub_worker_connections"] == WorkerConnections.default
+
+
+def sizing_check():
+    """ansible/filter_plugins/sizing.py, loaded as Ansible loads it (by its path)."""
+    spec = importlib.util.spec_from_file_location("sizing", ROOT / "ansible" / "filter_plugins" / "sizing.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.sizing_warnings
+
+
+def host(name, groups, vcpus=2, kernel="k1", **sizes):
+    return {"name": name, "groups": groups, "vcpus": vcpus, "kernel": kernel, **sizes}
+
+
+ALL_TIERS = ["database", "lms_stub", "ecommerce", "load_balancer", "locust_master", "locust_workers"]
+XLARGE = {"ecommerce_workers": "9", "lms_stub_workers": "9", "locust_workers_per_host": "4"}
+
+
+def test_a_host_sized_by_the_roles_defaults_or_for_its_own_vcpus_is_not_warned_about():
+    warnings = sizing_check()
+    assert warnings([host("localhost", ALL_TIERS, ecommerce_workers="", lms_stub_workers="")]) == []
+    pair = [host(f"ecommerce-{n}", ["ecommerce"], vcpus=4, kernel=f"k{n}", **XLARGE) for n in (1, 2)]
+    assert warnings(pair) == []  # m3.xlarge values on 4-vCPU hosts, each its own kernel
+
+
+def test_m3_xlarge_values_on_a_smaller_host_are_warned_about():
+    (said,) = sizing_check()([host("ecommerce-1", ["ecommerce"], vcpus=2, **XLARGE)])
+    assert said.startswith(
+        "ecommerce-1 has 2 vCPUs: 9 busy processes where one host of 2 vCPUs with these roles would run 5 "
+        "(ecommerce workers 9 for 5)."
+    )
+
+
+def test_the_clusters_hosts_on_one_machine_are_counted_together():
+    groups = {
+        "db-1": ["database"],
+        "db-2": ["database_replica"],
+        "lms-1": ["lms_stub"],
+        "ecommerce-1": ["ecommerce"],
+        "ecommerce-2": ["ecommerce"],
+        "lb-1": ["load_balancer"],
+        "locust-1": ["locust_master", "locust_workers"],
+        "locust-2": ["locust_workers"],
+    }
+    (said,) = sizing_check()([host(name, g, **XLARGE) for name, g in groups.items()])
+    assert said.startswith(
+        "db-1, db-2, ecommerce-1, ecommerce-2, lb-1, lms-1, locust-1, locust-2 share one kernel of 2 vCPUs: "
+        "39 busy processes where one host of 2 vCPUs with these roles would run 16 (ecommerce workers 18 "
+        "for 5, lms_stub workers 9 for 5, Locust workers 8 for 2)."
+    )
+
+
+@pytest.mark.parametrize(("extra", "warned"), [([], False), (["-e", "ecommerce_workers=99"], True)])
+def test_a_deployment_begins_with_the_sizing_check(extra, warned):
+    """sizing.yml run by Ansible on this host (facts gathered, the local inventory): quiet with
+    the roles' defaults, a warning when ecommerce is sized past this host's cores."""
+    done = subprocess.run(
+        [
+            str(ANSIBLE.parent / "ansible-playbook"),
+            "-i",
+            "inventories/local",
+            "sizing.yml",
+            "-c",
+            "local",
+            *extra,
+        ],
+        cwd=ROOT / "ansible",
+        env={**os.environ, "ANSIBLE_NOCOLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ("WARNING: localhost has" in done.stdout) is warned
+    assert "ecommerce workers 99 for" in done.stdout if warned else True
+    site = (ROOT / "ansible" / "site.yml").read_text()
+    assert site.index("sizing.yml") < site.index("database.yml")
