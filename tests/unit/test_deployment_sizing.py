@@ -23,7 +23,7 @@ SIZING = (
 ).split()
 
 
-def derived(inventory: str, host: str) -> dict:
+def derived(inventory: str, host: str, *extra: str) -> dict:
     expression = "{{ {" + ", ".join(f"'{name}': {name} | int" for name in SIZING) + "} | to_json }}"
     env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1"}
     env["ANSIBLE_STDOUT_CALLBACK"] = "json"
@@ -37,6 +37,7 @@ def derived(inventory: str, host: str) -> dict:
             "ansible.builtin.debug",
             "-a",
             f"msg={expression}",
+            *extra,
         ],
         cwd=ROOT / "ansible",
         env=env,
@@ -149,3 +150,19 @@ def test_a_deployment_begins_with_the_sizing_check(extra, warned):
     assert "ecommerce workers 99 for" in done.stdout if warned else True
     site = (ROOT / "ansible" / "site.yml").read_text()
     assert site.index("sizing.yml") < site.index("database.yml")
+
+
+def test_the_cluster_sized_for_its_shared_cores_runs_what_one_host_of_them_would():
+    facts = json.dumps({"ansible_facts": {"processor_vcpus": 2}})
+    shared = ("-e", "@inventories/cluster/shared-cores.yml", "-e", facts)
+    sizes = {name: derived("cluster", name, *shared) for name in ("ecommerce-1", "lms-1", "locust-2")}
+    assert sizes["ecommerce-1"]["ecommerce_workers"] == 2  # x 2 hosts: 4 of the rule's 5
+    assert sizes["lms-1"]["lms_stub_workers"] == 5
+    assert sizes["locust-2"]["locust_workers_per_host"] == 1  # x 2 hosts: the 2 cores
+    counts = {key: str(value) for key, value in sizes["ecommerce-1"].items()}
+    groups = {"lms-1": ["lms_stub"], "ecommerce-1": ["ecommerce"], "ecommerce-2": ["ecommerce"]}
+    groups |= {"locust-1": ["locust_master", "locust_workers"], "locust-2": ["locust_workers"]}
+    assert sizing_check()([host(name, g, **counts) for name, g in groups.items()]) == []
+    # Without it, the cluster is sized for m3.xlarge: the check warns.
+    unshared = {key: str(value) for key, value in derived("cluster", "ecommerce-1").items()}
+    assert sizing_check()([host(name, g, **unshared) for name, g in groups.items()])
