@@ -174,3 +174,15 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
     assert [{key: line[key] for key in expected(rows[0])} for line in table_lines(page)] == [
         expected(row) for row in rows
     ]
+
+    # Issue 31, item 3: the Runs tab lists it first, with its report's address.
+    page.goto(locust_ui.url + "/?tab=suite_runs")
+    expect(page.locator("tbody tr").first).to_be_visible()
+    screenshot(page, "runs-tab")
+    newest = table_lines(page)[0]
+    assert (newest["run"], newest["verdict"], newest["requests"]) == (
+        name,
+        "PASS" if summary["verdict"]["passed"] else "FAIL",
+        fmt(summary["overall"]["requests"]),
+    )
+    assert newest["report"] == report

@@ -1,4 +1,6 @@
-"""Every run on this machine, newest first: the web UI's Runs page (/suite/runs) and its tab.
+"""Every run on this machine, newest first: the web UI's Runs page (/suite/runs) and its Runs
+tab (Locust's extended tabs: text cells, the newest TAB_RUNS, the page for every run and the
+comparison of two).
 
 A run is a folder of <VAR_DIR>/runs/ with a summary.json (a comparison's folder has none); its
 line gives what a user picks a run by: the profile, when it started and for how long, the
@@ -10,7 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from locustfiles.suite.core.blocks import cell, section, table, text
+from locustfiles.suite.core.blocks import cell, fmt, section, table, text
 from locustfiles.suite.report import HTML
 
 COLUMNS = [
@@ -24,6 +26,11 @@ COLUMNS = [
     "p95 (ms)",
     "capacity RPM",
 ]
+
+
+TAB = {"key": "suite_runs", "title": "Runs"}
+TAB_RUNS = 50
+KEYS = ("run", "profile", "started", "seconds", "verdict", "requests", "failures", "p95", "capacity_rpm")
 
 
 # Each run's line by its folder, with its summary's modification time: a summary is read again
@@ -109,3 +116,26 @@ def page(runs_dir: Path, link: Callable[[str], str], compare_url: str) -> str:
         compare_url=compare_url,
         inline=None,  # the page has no plot
     )
+
+
+def tab_columns() -> list[dict[str, str]]:
+    return [
+        {"key": key, "title": title}
+        for key, title in zip((*KEYS, "report"), (*COLUMNS, "report"), strict=True)
+    ]
+
+
+def tab_rows(lines: list[dict], link: Callable[[str], str], runs_url: str) -> list[dict[str, str]]:
+    """The Runs tab: the newest TAB_RUNS runs, each with its report's address (the tab shows
+    text only), then where every run is and where two are compared."""
+    rows = []
+    for r in lines[:TAB_RUNS]:
+        if "unreadable" in r:
+            rows.append({"run": r["run"], "profile": r["unreadable"]})
+            continue
+        row = {key: fmt(r.get(key)) for key in KEYS}
+        row["report"] = link(r["run"]) if r.get("report") else "none"
+        rows.append(row)
+    more = f"{len(lines) - TAB_RUNS} more, and " if len(lines) > TAB_RUNS else ""
+    rows.append({"run": f"{more}two runs compared: {runs_url}"})
+    return rows

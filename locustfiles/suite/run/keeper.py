@@ -91,7 +91,9 @@ class KeptRun(LoadRun):
                 self.environment.web_ui.app, run_folders.runs(get("VAR_DIR", self.env)), lambda: self.run_dir
             )
             groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
-            webpages.add_live(self.environment.web_ui, self.live_state, groups)
+            webpages.add_live(
+                self.environment.web_ui, self.live_state, groups, run_folders.runs(get("VAR_DIR", self.env))
+            )
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 

@@ -46,19 +46,24 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
         return Response(compare.html(result, a, b), mimetype="text/html")
 
 
-def add_live(web_ui, state: Callable[[], live.Live], groups: tuple[str, ...]) -> None:
-    """The Suite tabs in Locust's web UI ``web_ui``: ``state()`` is the run now; ``groups``
-    the server process groups whose CPU is read. Tabs others add are kept."""
+def add_live(web_ui, state: Callable[[], live.Live], groups: tuple[str, ...], runs_dir: Path) -> None:
+    """The Suite tabs and the Runs tab in Locust's web UI ``web_ui``: ``state()`` is the run
+    now; ``groups`` the server process groups whose CPU is read. Tabs others add are kept."""
     args = web_ui.template_args
-    args.setdefault("extended_tabs", []).extend(live.TABS)
+    args.setdefault("extended_tabs", []).extend([*live.TABS, runs.TAB])
     args.setdefault("extended_tables", []).extend(
         [
             {"key": live.STEPS, "structure": live.step_columns(groups)},
             {"key": live.CHECKS, "structure": live.CHECK_COLUMNS},
+            {"key": runs.TAB["key"], "structure": runs.tab_columns()},
         ]
     )
-    ours = {tab["key"] for tab in live.TABS}
-    rows = Budgeted(lambda now: live.payload(now, groups, report_url, RUNS), state)
+    ours = {tab["key"] for tab in (*live.TABS, runs.TAB)}
+    made = Budgeted(lambda now: live.payload(now, groups, report_url, RUNS), state)
+
+    def rows() -> list[dict]:
+        listed = runs.tab_rows(runs.listed(runs_dir), report_url, RUNS)
+        return [*made(), {"key": runs.TAB["key"], "data": listed}]
 
     @web_ui.app.after_request
     def live_rows(response: Response) -> Response:

@@ -10,7 +10,7 @@ from flask import Flask, Response
 
 from locustfiles.suite import profiles
 from locustfiles.suite.core import blocks, thresholds
-from locustfiles.suite.report import live
+from locustfiles.suite.report import live, runs
 from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.run import webpages
 from tests.loadsuite import synthetic
@@ -144,7 +144,7 @@ def test_once_written_the_summary_s_rows_verdict_audit_and_report_are_shown():
     assert by_name["report"]["value"] == "/suite/runs/20261127-100000-ramp/report.html"
 
 
-def test_every_stats_poll_carries_the_tabs_rows_once_and_keeps_others():
+def test_every_stats_poll_carries_the_tabs_rows_once_and_keeps_others(tmp_path):
     p, recorder, _, _ = synthetic.recorded()
 
     class WebUI:  # what Locust's WebUI offers the suite: its Flask app and template arguments
@@ -159,14 +159,15 @@ def test_every_stats_poll_carries_the_tabs_rows_once_and_keeps_others():
     def stats():
         return cached
 
-    webpages.add_live(WebUI, lambda: state(p, recorder, T0 + 14.5), GROUPS)
-    assert [tab["key"] for tab in WebUI.template_args["extended_tabs"]] == ["theirs", live.STEPS, live.CHECKS]
+    webpages.add_live(WebUI, lambda: state(p, recorder, T0 + 14.5), GROUPS, tmp_path / "runs")
+    ours = [live.STEPS, live.CHECKS, runs.TAB["key"]]
+    assert [tab["key"] for tab in WebUI.template_args["extended_tabs"]] == ["theirs", *ours]
     structure = WebUI.template_args["extended_tables"][0]["structure"]
     assert [c["key"] for c in structure][-6:] == [*(f"cpu_{g}" for g in GROUPS), "cpu_locust", "cpu_machine"]
     client = WebUI.app.test_client()
     for _ in range(2):  # Locust hands out the same answer for 2 s: what was added is replaced
         got = client.get(webpages.STATS).get_json()
-        assert [entry["key"] for entry in got["extended_stats"]] == ["theirs", live.STEPS, live.CHECKS]
+        assert [entry["key"] for entry in got["extended_stats"]] == ["theirs", *ours]
     steps = got["extended_stats"][1]["data"]
     assert [line["step"] for line in steps] == ["1 user", "2 users (under way, 4 s)", "all"]
 

@@ -104,3 +104,32 @@ def test_no_run_yet_says_how_to_start_one(tmp_path):
 def test_a_linked_cell_is_a_link_in_markdown_too():
     (row,) = blocks.table(["run"], [[blocks.cell("a run", "code", href="/x/report.html")]])["rows"]
     assert blocks.markdown(blocks.table(["run"], [row])).splitlines()[2] == "| [a run](/x/report.html) |"
+
+
+def test_the_runs_tab_lists_the_newest_runs_as_text_with_their_reports_address(runs_dir):
+    rows = runs.tab_rows(runs.listed(runs_dir), webpages.report_url, webpages.RUNS)
+    assert [row["run"] for row in rows[:3]] == ["20261127-130000-smoke", NEWER, OLDER]
+    assert rows[0]["profile"].startswith("JSONDecodeError")  # unreadable, listed as such
+    newer = json.loads((runs_dir / NEWER / "summary.json").read_text())
+    assert rows[1] == {
+        "run": NEWER,
+        "profile": "ramp",
+        "started": newer["started"],
+        "seconds": blocks.fmt(newer["seconds"]),
+        "verdict": "PASS" if newer["verdict"]["passed"] else "FAIL",
+        "requests": blocks.fmt(newer["overall"]["requests"]),
+        "failures": blocks.fmt(newer["overall"]["failures"]),
+        "p95": blocks.fmt(newer["overall"]["p95"]),
+        "capacity_rpm": blocks.fmt(None),
+        "report": f"/suite/runs/{NEWER}/report.html",
+    }
+    assert rows[-1] == {"run": "two runs compared: /suite/runs"}
+    assert [column["key"] for column in runs.tab_columns()] == [*runs.KEYS, "report"]
+
+
+def test_the_runs_tab_shows_the_newest_runs_and_says_how_many_more(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "TAB_RUNS", 1)
+    lines = [{"run": "b", "report": False}, {"run": "a", "report": True}]
+    rows = runs.tab_rows(lines, webpages.report_url, webpages.RUNS)
+    assert [row["run"] for row in rows] == ["b", "1 more, and two runs compared: /suite/runs"]
+    assert rows[0]["report"] == "none"
