@@ -1,11 +1,14 @@
 """The Locust web UI of `make run`, used as a person would: fill the form, start a swarm, watch
 the purchase row count up, stop it."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from locustfiles.suite.core import catalogue
 from tests.browser.helpers import Swarm, last_order_id, order_numbers_after, poll
 
 pytestmark = pytest.mark.slow
@@ -92,3 +95,48 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     newest.get_by_role("link").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
     expect(page.locator("body")).to_contain_text("verdict: PASS")
+
+
+def newest_summary(stack: dict, profile: str) -> dict | None:
+    """The summary.json of the newest run folder of ``profile``, once it is written."""
+    runs = sorted((Path(stack["VAR_DIR"]) / "runs").glob(f"*-{profile}"))
+    path = runs[-1] / "summary.json" if runs else None
+    return json.loads(path.read_text()) if path and path.exists() else None
+
+
+def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locust_ui, page, screenshot):
+    """Issue 31, item 1: rpm at 300 purchases a minute, two steps of 10 s (a warm-up, then the
+    measured one), started from the form, ends by itself with the rpm plan's steps."""
+    sizes = {"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "10"}
+    page.goto(locust_ui.url)
+    status(page, "ready")
+    page.get_by_text("Custom parameters").click()
+    page.locator("select[name=PROFILE]").select_option("rpm")
+    for name, value in sizes.items():
+        page.locator(f"input[name={name}]").fill(value)
+    screenshot(page, "form")
+
+    # A bad value is refused in the form with the words `make rpm DURATION=0` prints.
+    page.locator("input[name=DURATION]").fill("0")
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_role("alert")).to_contain_text("DURATION must be at least 1 second")
+    status(page, "ready")
+    screenshot(page, "refused")
+
+    page.locator("input[name=DURATION]").fill(sizes["DURATION"])
+    page.get_by_role("button", name="Start").click()
+    status(page, "running")
+    # 20 s of plan and a short drain; the shape stops the test, no one presses Stop.
+    expect(page.locator("header")).to_contain_text(
+        re.compile(r"Status\s*stopped", re.IGNORECASE), timeout=60_000
+    )
+    summary = poll(lambda: newest_summary(stack, "rpm"), lambda found: found is not None, 60, "rpm's summary")
+
+    assert summary["profile"] == "rpm"
+    assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_dict()
+    assert [(s["target_rpm"], s["seconds"]) for s in [summary["warm_up"], *summary["steps"]]] == [
+        (300.0, 10),
+        (300.0, 10),
+    ]
+    assert summary["provenance"]["load"]["started_from"] == "web UI"
+    assert summary["steps"][0]["requests"] > 0

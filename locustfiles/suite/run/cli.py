@@ -84,7 +84,7 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        preload_to, workers = _checked(profile, env)
+        preload_to, workers = checked(profile, env)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -100,9 +100,10 @@ def main(argv: list[str]) -> int:
     return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
 
 
-def _checked(profile: str, env: dict) -> tuple[int | None, int]:
+def checked(profile: str, env: dict) -> tuple[int | None, int]:
     """The run's sizes, thresholds, learners' mix, preload, workers and readings hosts, refused
-    with a ValueError before anything starts; the purchases to preload, if any, and the workers."""
+    with a ValueError before anything starts; the purchases to preload, if any, and the workers.
+    The web UI's start form refuses its values with the same messages (run/start_form.py)."""
     profiles.get(profile).plan(env)
     thresholds.parse(given("THRESHOLDS", env) or "")
     learner_settings.load_settings(env)
@@ -114,13 +115,18 @@ def _checked(profile: str, env: dict) -> tuple[int | None, int]:
     return preload_to, workers
 
 
+def preload_up_to(total: int, running: dict, env: dict) -> None:
+    """Both databases filled as ``total`` purchases would, over the running stack's courses."""
+    courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
+    preload.preload(total, courses, preload.BATCH, env=env)
+
+
 def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
     """The stack up (and preloaded), Ctrl-C reaching Locust, and the run's folder with the
     services' configuration in SUITE_CONFIG."""
     running = services.ensure_up(env)
     if preload_to:
-        courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
-        preload.preload(preload_to, courses, preload.BATCH, env=env)
+        preload_up_to(preload_to, running, env)
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)

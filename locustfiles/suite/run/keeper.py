@@ -8,7 +8,8 @@ has no use for and never imports (run/hooks.py picks the class).
 
 A run started from the web UI without a load shape (make run) follows the user counts asked
 for in the form: each change is a step (the manual profile). Stopping and starting again is a
-second run with a folder of its own.
+second run with a folder of its own. make run's start form can pick any other profile for the
+next run instead (``take``, run/start_form.py).
 """
 
 import json
@@ -29,7 +30,7 @@ from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
-from locustfiles.suite.run import folder, webpages
+from locustfiles.suite.run import folder, hooks, start_form, webpages
 from locustfiles.suite.run import summary as summaries
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
 from locustfiles.suite.stack import services
@@ -48,9 +49,7 @@ class KeptRun(LoadRun):
 
     def __init__(self, environment, profile: str, env):
         super().__init__(environment, profile, env)
-        self.profile = profiles.get(profile)
-        self.plan = self.profile.plan(env)
-        self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
+        self.take(profile, env)
         self.recorder = Recorder(self.plan)
         self.begun: float | None = None
         self.expected_workers: int | None = None
@@ -77,6 +76,14 @@ class KeptRun(LoadRun):
         self._before: dict = {}
         self._balancer_before: dict = {}
 
+    def take(self, profile: str, env) -> None:
+        """Make the next test ``profile``'s run in environment ``env``, as `make <profile>`
+        with that environment would (the web UI's start form: run/start_form.py)."""
+        self.profile_name, self.env = profile, env
+        self.profile = profiles.get(profile)
+        self.plan = self.profile.plan(env)
+        self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
+
     def attach_role(self) -> None:
         self.environment.events.test_start.add_listener(self.on_test_start)
         hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run/cli.py refused a bad one
@@ -86,6 +93,8 @@ class KeptRun(LoadRun):
             webpages.add(
                 self.environment.web_ui.app, run_folders.runs(get("VAR_DIR", self.env)), lambda: self.run_dir
             )
+            if hooks.OFFERED["learners"]:  # make run's: any profile from the start form
+                start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui.app)
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 

@@ -1,0 +1,111 @@
+"""make run's start form, in the process that keeps the results: Start with a profile picked
+(core/start_form.py's fields) runs it as `make <profile>` with the same values would. The
+values are checked by the command line's own function (cli.checked), so a bad one is refused
+in the form with the message `make <profile>` prints; Locust's /swarm answers that refusal as
+JSON, which its form shows. A good start sets the next test up: the profile's plan and
+thresholds on the run object (KeptRun.take), the learners' classes for its environment (open
+model: ArrivingLearner; closed: Learner), and the profile's load shape (none for manual, whose
+users are the form's). PRELOAD fills the databases before the test starts, as on the command
+line, and the run folder records the database it started on.
+"""
+
+import json
+import os
+
+import gevent
+from flask import jsonify, request
+from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner
+
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.core import start_form as fields
+from locustfiles.suite.core.learner_settings import load_settings
+from locustfiles.suite.run import cli
+from locustfiles.suite.stack import services
+from locustfiles.suite.tools import preload
+from locustfiles.suite.users.shape import SuiteShape
+from locustfiles.suite.verdict import facts
+
+SWARM = "locust.swarm"  # the endpoint of Locust's POST /swarm (its blueprint's name, "locust")
+
+
+class FormShape(SuiteShape):
+    """A profile's shape started from the form. Common options stay on so that Locust keeps the
+    users and ramp-up fields in the form for a later manual run."""
+
+    use_common_options = True
+
+
+class StartForm:
+    def __init__(self, run, learners):
+        self.run = run  # the KeptRun of this process
+        self.learners = learners  # env -> (closed model's user class, open model's)
+        self.started: tuple[dict, float] | None = None  # a form's start: its environment, MB
+
+    def attach(self, app) -> None:
+        # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
+        # unless told otherwise: unsorted, the profile comes first, the rest in the form's order.
+        app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}
+        app.before_request(self.before_swarm)
+        self.run.environment.events.test_start.add_listener(self.on_test_start)
+
+    def before_swarm(self):
+        """A refusal answered as Locust's /swarm answers one; None lets Locust start the test."""
+        if request.method != "POST" or request.endpoint != SWARM or "PROFILE" not in request.form:
+            return None
+        refusal = self.start(request.form)
+        if refusal is None:
+            return None
+        return jsonify({"success": False, "message": refusal, "host": self.run.environment.host})
+
+    def start(self, form) -> str | None:
+        """Set the next test up as the form asks; or why it cannot start."""
+        wanted = form.get("PROFILE") or fields.MANUAL
+        refusal = self.refusal(wanted)
+        if refusal is not None or self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
+            return refusal  # None: the form changes the users of the manual run under way
+        try:
+            profile, env = fields.run_environment(os.environ, form)
+            preload_to, _ = cli.checked(profile, env)
+            closed, arriving = self.learners(env)
+        except ValueError as exc:
+            return str(exc)
+        if isinstance(self.run.runner, MasterRunner) and load_settings(env) != load_settings(os.environ):
+            return "the learners of a distributed web UI take their settings from the workers' environment"
+        running = services.running_settings(env)
+        env["SUITE_CONFIG"] = json.dumps(cli.service_config(running, {}))
+        if preload_to:
+            cli.preload_up_to(preload_to, running, env)
+        self.started = (env, round(preload.tablespace_bytes(facts.databases()) / 2**20, 1))
+        self.run.take(profile, env)
+        environment = self.run.environment
+        environment.user_classes = [arriving if catalogue.get(profile).open_model else closed]
+        environment.shape_class = None if profile == fields.MANUAL else FormShape()
+        if environment.shape_class is not None:
+            environment.shape_class.runner = self.run.runner
+        return None
+
+    def refusal(self, wanted: str) -> str | None:
+        """Why ``wanted`` cannot start now, if it cannot."""
+        current = self.run.profile.name
+        if self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
+            if wanted == current == fields.MANUAL:
+                return None
+            return f"a {current} run is under way: stop it before starting another"
+        if self.run.t0 is not None:  # stopped, its report not written yet
+            return f"the {current} run that just stopped is still writing its report: start again in a moment"
+        if wanted in fields.UNAVAILABLE:
+            return fields.UNAVAILABLE[wanted]
+        if isinstance(self.run.runner, MasterRunner) and wanted != fields.MANUAL:
+            return (
+                f"a distributed web UI runs the manual profile only (its workers loaded make run's "
+                f"learners): use make {wanted} WORKERS=N"
+            )
+        return None
+
+    def on_test_start(self, environment, **_):
+        """The database the form's run started on, into its folder, as the command line records
+        it (the services are asked while the load runs)."""
+        if self.started is not None and self.run.run_dir is not None:
+            env, size_mb = self.started
+            gevent.spawn(cli.database_at_start, env, self.run.run_dir, size_mb)
+        self.started = None
