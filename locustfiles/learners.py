@@ -179,17 +179,20 @@ class ArrivingLearner(ArrivalsMixin, LearnerJourney):
             self.read_order()
 
 
-def configured(env) -> tuple[type[Learner], type[ArrivingLearner]]:
+def configured(env) -> tuple[type[LearnerJourney], type[ArrivingLearner]]:
     """Learner and ArrivingLearner with the think time, mix and courses ``env`` sets: what the
     web UI's start form runs (run/start_form.py), as a locustfile run with that environment
     would. ValueError names a setting that cannot be used."""
     settings = load_settings(env)
     mix, think = Mix.of(settings), settings["think_time"]
+    # Locust adds a class's tasks to its bases': the closed model's class is made beside Learner,
+    # not under it, so that its weights are the only ones.
     closed = type(
         "Learner",
-        (Learner,),
+        (LearnerJourney,),
         {
             "__module__": __name__,
+            "__doc__": Learner.__doc__,
             "mix": mix,
             "wait_time": between(think["min_seconds"], think["max_seconds"]),
             "tasks": weighted_tasks(settings["weights"]),

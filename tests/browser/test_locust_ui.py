@@ -104,16 +104,32 @@ def newest_summary(stack: dict, profile: str) -> dict | None:
     return json.loads(path.read_text()) if path and path.exists() else None
 
 
+def pick(page, profile: str, sizes: dict[str, str]) -> None:
+    """The profile and its sizes, in the start form's Custom parameters."""
+    page.get_by_text("Custom parameters").click()
+    page.locator("select[name=PROFILE]").select_option(profile)
+    for name, value in sizes.items():
+        page.locator(f"input[name={name}]").fill(value)
+
+
+def ends_by_itself(page, stack: dict, profile: str) -> dict:
+    """The summary of the run under way, once its shape has stopped it and it is written."""
+    status(page, "running")
+    header = page.locator("header")
+    expect(header).to_contain_text(re.compile(r"Status\s*stopped", re.IGNORECASE), timeout=60_000)
+    return poll(
+        lambda: newest_summary(stack, profile), lambda found: found is not None, 60, f"{profile} summary"
+    )
+
+
 def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locust_ui, page, screenshot):
     """Issue 31, item 1: rpm at 300 purchases a minute, two steps of 10 s (a warm-up, then the
-    measured one), started from the form, ends by itself with the rpm plan's steps."""
+    measured one), started from the form, ends by itself with the rpm plan's steps; then, in
+    the same web UI, a closed-model profile runs with its own users."""
     sizes = {"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "10"}
     page.goto(locust_ui.url)
     status(page, "ready")
-    page.get_by_text("Custom parameters").click()
-    page.locator("select[name=PROFILE]").select_option("rpm")
-    for name, value in sizes.items():
-        page.locator(f"input[name={name}]").fill(value)
+    pick(page, "rpm", sizes)
     screenshot(page, "form")
 
     # A bad value is refused in the form with the words `make rpm DURATION=0` prints.
@@ -125,12 +141,8 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
 
     page.locator("input[name=DURATION]").fill(sizes["DURATION"])
     page.get_by_role("button", name="Start").click()
-    status(page, "running")
     # 20 s of plan and a short drain; the shape stops the test, no one presses Stop.
-    expect(page.locator("header")).to_contain_text(
-        re.compile(r"Status\s*stopped", re.IGNORECASE), timeout=60_000
-    )
-    summary = poll(lambda: newest_summary(stack, "rpm"), lambda found: found is not None, 60, "rpm's summary")
+    summary = ends_by_itself(page, stack, "rpm")
 
     assert summary["profile"] == "rpm"
     assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_dict()
@@ -140,3 +152,12 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     ]
     assert summary["provenance"]["load"]["started_from"] == "web UI"
     assert summary["steps"][0]["requests"] > 0
+
+    # The next run of the same web UI is another profile's: a closed model, users thinking.
+    page.get_by_role("button", name="New").click()
+    pick(page, "smoke", {"USERS": "2", "STEP_SECONDS": "4"})
+    page.get_by_role("button", name="Start").click()
+    smoke = ends_by_itself(page, stack, "smoke")
+    assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
+    assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
+    assert smoke["provenance"]["load"]["started_from"] == "web UI" and smoke["verdict"]["passed"]

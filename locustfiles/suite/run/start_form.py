@@ -20,6 +20,7 @@ from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import start_form as fields
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.run import cli
+from locustfiles.suite.run.session import logger
 from locustfiles.suite.stack import services
 from locustfiles.suite.tools import preload
 from locustfiles.suite.users.shape import SuiteShape
@@ -39,7 +40,7 @@ class StartForm:
     def __init__(self, run, learners):
         self.run = run  # the KeptRun of this process
         self.learners = learners  # env -> (closed model's user class, open model's)
-        self.started: tuple[dict, float] | None = None  # a form's start: its environment, MB
+        self.started: dict | None = None  # the environment of the run the form set up
 
     def attach(self, app) -> None:
         # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
@@ -75,7 +76,7 @@ class StartForm:
         env["SUITE_CONFIG"] = json.dumps(cli.service_config(running, {}))
         if preload_to:
             cli.preload_up_to(preload_to, running, env)
-        self.started = (env, round(preload.tablespace_bytes(facts.databases()) / 2**20, 1))
+        self.started = env
         self.run.take(profile, env)
         environment = self.run.environment
         environment.user_classes = [arriving if catalogue.get(profile).open_model else closed]
@@ -104,8 +105,17 @@ class StartForm:
 
     def on_test_start(self, environment, **_):
         """The database the form's run started on, into its folder, as the command line records
-        it (the services are asked while the load runs)."""
+        it; read beside the load, whose first step starts on the next whole second (a database
+        this process cannot read leaves it unrecorded, as the report then says)."""
         if self.started is not None and self.run.run_dir is not None:
-            env, size_mb = self.started
-            gevent.spawn(cli.database_at_start, env, self.run.run_dir, size_mb)
+            gevent.spawn(database_at_start, self.started, self.run.run_dir)
         self.started = None
+
+
+def database_at_start(env: dict, run_dir) -> None:
+    try:
+        size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
+    except Exception as exc:  # no database this process can read (a deployed Locust master)
+        logger.warning(f"the database at start was not recorded: {exc}")
+        return
+    cli.database_at_start(env, run_dir, size_mb)
