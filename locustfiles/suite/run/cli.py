@@ -34,6 +34,10 @@ from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.tools import preload
 from locustfiles.suite.verdict import facts
 
+# Seconds a stopping Locust lets each user end the journey it is on (the web UI's start form
+# gives a profile's run the same).
+STOP_TIMEOUT = 30
+
 
 def service_config(running: dict, host: dict) -> dict:
     """What the report records about the configuration under test: the services' settings as
@@ -148,7 +152,7 @@ def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int
     ]
     master = [locust, *common, "--host", get("LMS_URL", env), "--csv", str(run_dir / "locust")]
     # the exit code is the suite's verdict, not "some request failed"
-    master += ["--stop-timeout", "30", "--exit-code-on-error", "0", "--loglevel", "WARNING"]
+    master += ["--stop-timeout", str(STOP_TIMEOUT), "--exit-code-on-error", "0", "--loglevel", "WARNING"]
     if ui:
         master += ["--web-host", "127.0.0.1", "--web-port", str(get("LOCUST_PORT", env))]
     else:

@@ -39,7 +39,8 @@ def offer_profiles(learners) -> None:
 @events.init_command_line_parser.add_listener
 def _options(parser):
     # Sizes, thresholds and the profile come from the environment (the make variables), the
-    # same in every Locust process; only the report's folder is an option.
+    # same in every Locust process; only the report's folder is an option. make run's start
+    # form posts them too, as fields of its own (below).
     parser.add_argument("--suite-run-dir", default="", include_in_web_ui=False, help="where the report goes")
     if OFFERED["learners"] is None:
         return

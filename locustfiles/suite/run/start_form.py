@@ -41,6 +41,7 @@ class StartForm:
         self.run = run  # the KeptRun of this process
         self.learners = learners  # env -> (closed model's user class, open model's)
         self.started: dict | None = None  # the environment of the run the form set up
+        self.own_stop_timeout = run.environment.stop_timeout  # make run's, for a manual run
 
     def attach(self, app) -> None:
         # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
@@ -72,18 +73,34 @@ class StartForm:
             return str(exc)
         if isinstance(self.run.runner, MasterRunner) and load_settings(env) != load_settings(os.environ):
             return "the learners of a distributed web UI take their settings from the workers' environment"
+        refusal = self.prepare(env, preload_to)
+        if refusal is None:
+            self.set_up(profile, env, arriving if catalogue.get(profile).open_model else closed)
+        return refusal
+
+    def prepare(self, env: dict, preload_to: int | None) -> str | None:
+        """What the command line does before Locust starts: the configuration under test for the
+        report, and the databases preloaded; why the run cannot start, if it cannot."""
         running = services.running_settings(env)
         env["SUITE_CONFIG"] = json.dumps(cli.service_config(running, {}))
         if preload_to:
-            cli.preload_up_to(preload_to, running, env)
+            try:
+                cli.preload_up_to(preload_to, running, env)
+            except (SystemExit, OSError) as exc:  # preload's own words; the batches written stay
+                return f"PRELOAD could not fill the databases: {exc}"
+        return None
+
+    def set_up(self, profile: str, env: dict, users) -> None:
+        """The next test is ``profile``'s run in ``env``, with ``users`` and the profile's shape."""
         self.started = env
         self.run.take(profile, env)
         environment = self.run.environment
-        environment.user_classes = [arriving if catalogue.get(profile).open_model else closed]
-        environment.shape_class = None if profile == fields.MANUAL else FormShape()
-        if environment.shape_class is not None:
+        environment.user_classes = [users]
+        if profile == fields.MANUAL:
+            environment.shape_class, environment.stop_timeout = None, self.own_stop_timeout
+        else:  # as the command line starts Locust for a profile
+            environment.shape_class, environment.stop_timeout = FormShape(), cli.STOP_TIMEOUT
             environment.shape_class.runner = self.run.runner
-        return None
 
     def refusal(self, wanted: str) -> str | None:
         """Why ``wanted`` cannot start now, if it cannot."""

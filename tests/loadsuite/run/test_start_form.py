@@ -16,7 +16,12 @@ from locustfiles.suite.run import cli, hooks, start_form
 
 def form_of(state=STATE_STOPPED, current="manual", t0=None) -> start_form.StartForm:
     """The form of a run that is ``current``'s, its runner in ``state``."""
-    run = SimpleNamespace(runner=SimpleNamespace(state=state), profile=profiles.get(current), t0=t0)
+    run = SimpleNamespace(
+        runner=SimpleNamespace(state=state),
+        environment=SimpleNamespace(stop_timeout=0.0),
+        profile=profiles.get(current),
+        t0=t0,
+    )
     run.take = lambda *args: pytest.fail("a refused start changed the run")
     return start_form.StartForm(run, learners=lambda env: pytest.fail("a refused start made learners"))
 
