@@ -97,11 +97,10 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     expect(page.locator("body")).to_contain_text("verdict: PASS")
 
 
-def newest_summary(stack: dict, profile: str) -> dict | None:
-    """The summary.json of the newest run folder of ``profile``, once it is written."""
+def newest_run(stack: dict, profile: str) -> Path | None:
+    """The newest run folder of ``profile``, once its summary.json is written."""
     runs = sorted((Path(stack["VAR_DIR"]) / "runs").glob(f"*-{profile}"))
-    path = runs[-1] / "summary.json" if runs else None
-    return json.loads(path.read_text()) if path and path.exists() else None
+    return runs[-1] if runs and (runs[-1] / "summary.json").exists() else None
 
 
 def pick(page, profile: str, sizes: dict[str, str]) -> None:
@@ -112,14 +111,12 @@ def pick(page, profile: str, sizes: dict[str, str]) -> None:
         page.locator(f"input[name={name}]").fill(value)
 
 
-def ends_by_itself(page, stack: dict, profile: str) -> dict:
-    """The summary of the run under way, once its shape has stopped it and it is written."""
+def ends_by_itself(page, stack: dict, profile: str) -> Path:
+    """The folder of the run under way, once its shape has stopped it and its report is written."""
     status(page, "running")
     header = page.locator("header")
     expect(header).to_contain_text(re.compile(r"Status\s*stopped", re.IGNORECASE), timeout=60_000)
-    return poll(
-        lambda: newest_summary(stack, profile), lambda found: found is not None, 60, f"{profile} summary"
-    )
+    return poll(lambda: newest_run(stack, profile), lambda found: found is not None, 60, f"{profile} summary")
 
 
 def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locust_ui, page, screenshot):
@@ -142,7 +139,8 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     page.locator("input[name=DURATION]").fill(sizes["DURATION"])
     page.get_by_role("button", name="Start").click()
     # 20 s of plan and a short drain; the shape stops the test, no one presses Stop.
-    summary = ends_by_itself(page, stack, "rpm")
+    folder = ends_by_itself(page, stack, "rpm")
+    summary = json.loads((folder / "summary.json").read_text())
 
     assert summary["profile"] == "rpm"
     assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_dict()
@@ -152,12 +150,15 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     ]
     assert summary["provenance"]["load"]["started_from"] == "web UI"
     assert summary["steps"][0]["requests"] > 0
+    # Locust's CSVs beside the report, as `--csv` writes them for `make rpm`.
+    stats = folder / "locust_stats.csv"
+    poll(stats.read_text, lambda text: f"POST,{PURCHASE}," in text, 10, "Locust's stats CSV")
 
     # The next run of the same web UI is another profile's: a closed model, users thinking.
     page.get_by_role("button", name="New").click()
     pick(page, "smoke", {"USERS": "2", "STEP_SECONDS": "4"})
     page.get_by_role("button", name="Start").click()
-    smoke = ends_by_itself(page, stack, "smoke")
+    smoke = json.loads((ends_by_itself(page, stack, "smoke") / "summary.json").read_text())
     assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
     assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
     assert smoke["provenance"]["load"]["started_from"] == "web UI" and smoke["verdict"]["passed"]

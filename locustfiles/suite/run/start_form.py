@@ -6,7 +6,8 @@ JSON, which its form shows. A good start sets the next test up: the profile's pl
 thresholds on the run object (KeptRun.take), the learners' classes for its environment (open
 model: ArrivingLearner; closed: Learner), and the profile's load shape (none for manual, whose
 users are the form's). PRELOAD fills the databases before the test starts, as on the command
-line, and the run folder records the database it started on.
+line; every run of make run's web UI gets what the command line gives its folder: the database
+it started on and Locust's CSVs.
 """
 
 import json
@@ -15,6 +16,7 @@ import os
 import gevent
 from flask import jsonify, request
 from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSVFileWriter
 
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import start_form as fields
@@ -42,13 +44,17 @@ class StartForm:
         self.learners = learners  # env -> (closed model's user class, open model's)
         self.started: dict | None = None  # the environment of the run the form set up
         self.own_stop_timeout = run.environment.stop_timeout  # make run's, for a manual run
+        self.csv: LocustCsv | None = None
 
     def attach(self, app) -> None:
         # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
         # unless told otherwise: unsorted, the profile comes first, the rest in the form's order.
         app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}
         app.before_request(self.before_swarm)
+        # After the run's own listeners: its folder exists at the start, its report is written
+        # at the stop.
         self.run.environment.events.test_start.add_listener(self.on_test_start)
+        self.run.environment.events.test_stop.add_listener(self.on_test_stop)
 
     def before_swarm(self):
         """A refusal answered as Locust's /swarm answers one; None lets Locust start the test."""
@@ -121,12 +127,35 @@ class StartForm:
         return None
 
     def on_test_start(self, environment, **_):
-        """The database the form's run started on, into its folder, as the command line records
-        it; read beside the load, whose first step starts on the next whole second (a database
-        this process cannot read leaves it unrecorded, as the report then says)."""
-        if self.started is not None and self.run.run_dir is not None:
+        """Into the run's folder, as the command line has them: Locust's CSVs, and the database
+        the form's run started on, read beside the load, whose first step starts on the next
+        whole second (a database this process cannot read leaves it unrecorded, as the report
+        then says)."""
+        if self.run.run_dir is None:
+            return
+        self.csv = LocustCsv(environment, self.run.run_dir)
+        if self.started is not None:
             gevent.spawn(database_at_start, self.started, self.run.run_dir)
         self.started = None
+
+    def on_test_stop(self, environment, **_):
+        if self.csv is not None:
+            self.csv.close()
+            self.csv = None
+
+
+class LocustCsv:
+    """Locust's CSVs of one run, as ``--csv <run folder>/locust`` writes them for a make target
+    (make run's Locust has one web UI for many runs): written every second from the test's
+    start until its report is written, then closed."""
+
+    def __init__(self, environment, run_dir):
+        self.writer = StatsCSVFileWriter(environment, PERCENTILES_TO_REPORT, str(run_dir / "locust"))
+        self.greenlet = gevent.spawn(self.writer.stats_writer)
+
+    def close(self) -> None:
+        self.greenlet.kill(block=True)
+        self.writer.close_files()
 
 
 def database_at_start(env: dict, run_dir) -> None:
