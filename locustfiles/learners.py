@@ -12,6 +12,7 @@ JWT_ISSUER and ECOMMERCE_URL (locustfiles/suite/users/paid_journey.py).
 import os
 import random
 import time
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from locust import FastHttpUser, between
@@ -24,14 +25,31 @@ from locustfiles.suite.run import hooks  # noqa: F401  (registers the suite's ev
 from locustfiles.suite.users import paid_journey as paid
 from locustfiles.suite.users.arrivals import ArrivalsMixin
 
-SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
-WEIGHTS = SETTINGS["weights"]
-COURSES = [s.course_id for s in free_seats(SETTINGS["courses"])]
-PAID_SKUS = [s.sku for s in catalogue(SETTINGS["courses"], (PAID_MODE,))]
 PAYING = paid.Config(os.environ)
 BASKET = paths.COMMERCE_BASKETS
 ORDER = paths.COMMERCE_ORDERS + "[number]/"  # the name all order reads are counted under
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+@dataclass(frozen=True)
+class Mix:
+    """What the learners buy among and how often they take each journey (load_settings)."""
+
+    weights: dict[str, int]
+    courses: list[str]  # the free seats' course ids
+    paid_skus: list[str]
+
+    @classmethod
+    def of(cls, settings: dict) -> "Mix":
+        courses = settings["courses"]
+        return cls(
+            settings["weights"],
+            [s.course_id for s in free_seats(courses)],
+            [s.sku for s in catalogue(courses, (PAID_MODE,))],
+        )
+
+
+SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
 
 
 class LearnerJourney(FastHttpUser):
@@ -39,6 +57,7 @@ class LearnerJourney(FastHttpUser):
 
     abstract = True
     last_order: str | None = None
+    mix = Mix.of(SETTINGS)
 
     def __init__(self, environment):
         super().__init__(environment)
@@ -75,7 +94,7 @@ class LearnerJourney(FastHttpUser):
         started = time.time()
         bought = self.client.post(
             BASKET,
-            json={"course_id": random.choice(COURSES)},
+            json={"course_id": random.choice(self.mix.courses)},
             headers={"X-CSRFToken": learner["csrf_token"], "Referer": self.host + "/"},
             name=BASKET,
         )
@@ -91,7 +110,7 @@ class LearnerJourney(FastHttpUser):
         if self.ecommerce.get(paid.PROCESSORS, headers=jwt, name=paid.PROCESSORS).status_code != 200:
             return
         started = time.time()
-        body = paid.basket_body(random.choice(PAID_SKUS))
+        body = paid.basket_body(random.choice(self.mix.paid_skus))
         checkout = self.ecommerce.post(paid.BASKET, json=body, headers=jwt, name=paid.BASKET)
         if checkout.status_code != 201 or not checkout.json().get("payment_data"):
             return
@@ -126,16 +145,21 @@ class LearnerJourney(FastHttpUser):
         self.client.get(paths.commerce_order(self.last_order), name=ORDER)
 
 
+def weighted_tasks(weights: dict[str, int]) -> dict:
+    """The closed model's tasks, weighted BUY_WEIGHT : PAY_WEIGHT : READ_WEIGHT."""
+    return {
+        LearnerJourney.buy_seat: weights["buy"],
+        LearnerJourney.pay_for_seat: weights["pay"],
+        LearnerJourney.read_order: weights["read"],
+    }
+
+
 class Learner(LearnerJourney):
     """Closed model: each user buys a free seat, pays for a seat or reads its last order back
     (BUY_WEIGHT : PAY_WEIGHT : READ_WEIGHT), then thinks."""
 
     wait_time = between(SETTINGS["think_time"]["min_seconds"], SETTINGS["think_time"]["max_seconds"])
-    tasks = {
-        LearnerJourney.buy_seat: WEIGHTS["buy"],
-        LearnerJourney.pay_for_seat: WEIGHTS["pay"],
-        LearnerJourney.read_order: WEIGHTS["read"],
-    }
+    tasks = weighted_tasks(SETTINGS["weights"])
 
 
 class ArrivingLearner(ArrivalsMixin, LearnerJourney):
@@ -147,9 +171,32 @@ class ArrivingLearner(ArrivalsMixin, LearnerJourney):
     tasks = [ArrivalsMixin.arrive]
 
     def journey(self, arrival: int):
-        if paid_arrival(arrival, WEIGHTS):
+        if paid_arrival(arrival, self.mix.weights):
             self.pay_for_seat()
         else:
             self.buy_seat()
-        if self.last_order and random.random() < read_share(WEIGHTS):
+        if self.last_order and random.random() < read_share(self.mix.weights):
             self.read_order()
+
+
+def configured(env) -> tuple[type[LearnerJourney], type[ArrivingLearner]]:
+    """Learner and ArrivingLearner with the think time, mix and courses ``env`` sets: what the
+    web UI's start form runs (run/start_form.py), as a locustfile run with that environment
+    would. ValueError names a setting that cannot be used."""
+    settings = load_settings(env)
+    mix, think = Mix.of(settings), settings["think_time"]
+    # Locust adds a class's tasks to its bases': the closed model's class is made beside Learner,
+    # not under it, so that its weights are the only ones.
+    closed = type(
+        "Learner",
+        (LearnerJourney,),
+        {
+            "__module__": __name__,
+            "__doc__": Learner.__doc__,
+            "mix": mix,
+            "wait_time": between(think["min_seconds"], think["max_seconds"]),
+            "tasks": weighted_tasks(settings["weights"]),
+        },
+    )
+    arriving = type("ArrivingLearner", (ArrivingLearner,), {"__module__": __name__, "mix": mix})
+    return closed, arriving

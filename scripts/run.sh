@@ -34,6 +34,7 @@ trap cleanup INT TERM EXIT
 cat <<INFO
   Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: $LOCUSTFILE)
   Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
+                      a profile picked under Custom parameters, $VAR_DIR/runs/<time>-<profile>/;
                       the latest: http://127.0.0.1:$LOCUST_PORT/suite/report
 
 Press Ctrl-C to stop.

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.blocks import fmt  # the standard library only: no Locust here
 from tests.browser.helpers import Swarm, last_order_id, order_numbers_after, poll
 
@@ -186,3 +187,70 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
         fmt(summary["overall"]["requests"]),
     )
     assert newest["report"] == report
+
+
+def newest_run(stack: dict, profile: str) -> Path | None:
+    """The newest run folder of ``profile``, once its summary.json is written."""
+    runs = sorted((Path(stack["VAR_DIR"]) / "runs").glob(f"*-{profile}"))
+    return runs[-1] if runs and (runs[-1] / "summary.json").exists() else None
+
+
+def pick(page, profile: str, sizes: dict[str, str]) -> None:
+    """The profile and its sizes, in the start form's Custom parameters."""
+    page.get_by_text("Custom parameters").click()
+    page.locator("select[name=PROFILE]").select_option(profile)
+    for name, value in sizes.items():
+        page.locator(f"input[name={name}]").fill(value)
+
+
+def ends_by_itself(page, stack: dict, profile: str) -> Path:
+    """The folder of the run under way, once its shape has stopped it and its report is written."""
+    status(page, "running")
+    header = page.locator("header")
+    expect(header).to_contain_text(re.compile(r"Status\s*stopped", re.IGNORECASE), timeout=60_000)
+    return poll(lambda: newest_run(stack, profile), lambda found: found is not None, 60, f"{profile} summary")
+
+
+def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locust_ui, page, screenshot):
+    """Issue 31, item 1: rpm at 300 purchases a minute, two steps of 10 s (a warm-up, then the
+    measured one), started from the form, ends by itself with the rpm plan's steps; then, in
+    the same web UI, a closed-model profile runs with its own users."""
+    sizes = {"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "10"}
+    page.goto(locust_ui.url)
+    status(page, "ready")
+    pick(page, "rpm", sizes)
+    screenshot(page, "form")
+
+    # A bad value is refused in the form with the words `make rpm DURATION=0` prints.
+    page.locator("input[name=DURATION]").fill("0")
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_role("alert")).to_contain_text("DURATION must be at least 1 second")
+    status(page, "ready")
+    screenshot(page, "refused")
+
+    page.locator("input[name=DURATION]").fill(sizes["DURATION"])
+    page.get_by_role("button", name="Start").click()
+    # 20 s of plan and a short drain; the shape stops the test, no one presses Stop.
+    folder = ends_by_itself(page, stack, "rpm")
+    summary = json.loads((folder / "summary.json").read_text())
+
+    assert summary["profile"] == "rpm"
+    assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_dict()
+    assert [(s["target_rpm"], s["seconds"]) for s in [summary["warm_up"], *summary["steps"]]] == [
+        (300.0, 10),
+        (300.0, 10),
+    ]
+    assert summary["provenance"]["load"]["started_from"] == "web UI"
+    assert summary["steps"][0]["requests"] > 0
+    # Locust's CSVs beside the report, as `--csv` writes them for `make rpm`.
+    stats = folder / "locust_stats.csv"
+    poll(stats.read_text, lambda text: f"POST,{PURCHASE}," in text, 10, "Locust's stats CSV")
+
+    # The next run of the same web UI is another profile's: a closed model, users thinking.
+    page.get_by_role("button", name="New").click()
+    pick(page, "smoke", {"USERS": "2", "STEP_SECONDS": "4"})
+    page.get_by_role("button", name="Start").click()
+    smoke = json.loads((ends_by_itself(page, stack, "smoke") / "summary.json").read_text())
+    assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
+    assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
+    assert smoke["provenance"]["load"]["started_from"] == "web UI" and smoke["verdict"]["passed"]

@@ -162,3 +162,18 @@ def overload_lines(overload: dict) -> list[str]:
         f"({overload['failed_after_payment']} paid journeys failed after payment); "
         f"left by refusals: {overload['orders_left_by_refusals']}",
     ]
+
+
+def step_progress(plan, step, label: str, row: dict) -> str:
+    """The terminal's line for a step once its last requests are in: which step of how many,
+    its end in the plan's seconds, and its headline figures."""
+    total = f"{plan.seconds:g}" if plan.seconds else "?"
+    if step.warm_up:
+        name = f"warm-up ({fmt(step.target_rpm)} RPM, not judged)"
+    else:
+        number = step.index + 1 - (plan.warm_up is not None)
+        name = f"step {number}/{plan.step_count or '?'} ({label})"
+    return (
+        f"{name}, {step.start + step.seconds:g}/{total} s: {fmt(row['rpm'])} RPM, p95 {fmt(row['p95'])} ms, "
+        f"{row['failures']} failed, {row['missed']} missed"
+    )

@@ -34,6 +34,10 @@ from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.tools import preload
 from locustfiles.suite.verdict import facts
 
+# Seconds a stopping Locust lets each user end the journey it is on (the web UI's start form
+# gives a profile's run the same).
+STOP_TIMEOUT = 30
+
 
 def service_config(running: dict, host: dict) -> dict:
     """What the report records about the configuration under test: the services' settings as
@@ -84,7 +88,7 @@ def main(argv: list[str]) -> int:
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
     try:  # refuse bad sizes before starting anything
-        preload_to, workers = _checked(profile, env)
+        preload_to, workers = checked(profile, env)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -100,9 +104,10 @@ def main(argv: list[str]) -> int:
     return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
 
 
-def _checked(profile: str, env: dict) -> tuple[int | None, int]:
+def checked(profile: str, env: dict) -> tuple[int | None, int]:
     """The run's sizes, thresholds, learners' mix, preload, workers and readings hosts, refused
-    with a ValueError before anything starts; the purchases to preload, if any, and the workers."""
+    with a ValueError before anything starts; the purchases to preload, if any, and the workers.
+    The web UI's start form refuses its values with the same messages (run/start_form.py)."""
     profiles.get(profile).plan(env)
     thresholds.parse(given("THRESHOLDS", env) or "")
     learner_settings.load_settings(env)
@@ -114,13 +119,18 @@ def _checked(profile: str, env: dict) -> tuple[int | None, int]:
     return preload_to, workers
 
 
+def preload_up_to(total: int, running: dict, env: dict) -> None:
+    """Both databases filled as ``total`` purchases would, over the running stack's courses."""
+    courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
+    preload.preload(total, courses, preload.BATCH, env=env)
+
+
 def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
     """The stack up (and preloaded), Ctrl-C reaching Locust, and the run's folder with the
     services' configuration in SUITE_CONFIG."""
     running = services.ensure_up(env)
     if preload_to:
-        courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
-        preload.preload(preload_to, courses, preload.BATCH, env=env)
+        preload_up_to(preload_to, running, env)
     # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
     # (or make down, through register_run) must reach it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -142,7 +152,7 @@ def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int
     ]
     master = [locust, *common, "--host", get("LMS_URL", env), "--csv", str(run_dir / "locust")]
     # the exit code is the suite's verdict, not "some request failed"
-    master += ["--stop-timeout", "30", "--exit-code-on-error", "0", "--loglevel", "WARNING"]
+    master += ["--stop-timeout", str(STOP_TIMEOUT), "--exit-code-on-error", "0", "--loglevel", "WARNING"]
     if ui:
         master += ["--web-host", "127.0.0.1", "--web-port", str(get("LOCUST_PORT", env))]
     else:

@@ -16,8 +16,13 @@ from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
 from common.environment import given
+from locustfiles.suite.core import start_form
 from locustfiles.suite.run.session import WorkerRun
 from locustfiles.suite.users.shape import SuiteShape
+
+# The learners' classes for a run's environment, when the locustfile offers the start form's
+# profiles (make run's: locustfiles/buy_seat.py); None: the form is Locust's own.
+OFFERED: dict = {"learners": None}
 
 
 def use(profile: str) -> type[SuiteShape]:
@@ -25,11 +30,31 @@ def use(profile: str) -> type[SuiteShape]:
     return SuiteShape
 
 
+def offer_profiles(learners) -> None:
+    """Let the web UI's start form pick any profile (run/start_form.py); ``learners(env)`` gives
+    the (closed model, open model) user classes for a run's environment."""
+    OFFERED["learners"] = learners
+
+
 @events.init_command_line_parser.add_listener
 def _options(parser):
     # Sizes, thresholds and the profile come from the environment (the make variables), the
-    # same in every Locust process; only the report's folder is an option.
+    # same in every Locust process; only the report's folder is an option. make run's start
+    # form posts them too, as fields of its own (below).
     parser.add_argument("--suite-run-dir", default="", include_in_web_ui=False, help="where the report goes")
+    if OFFERED["learners"] is None:
+        return
+    # The start form's fields (make run): named as the make variables, read from the form only
+    # (run/start_form.py), never from this command line.
+    for field in start_form.fields(os.environ):
+        parser.add_argument(
+            f"--suite-form-{field.name.lower().replace('_', '-')}",
+            dest=field.name,
+            default=field.default,
+            choices=field.choices,
+            help=field.help,
+            include_in_web_ui=True,
+        )
 
 
 @events.init.add_listener

@@ -8,7 +8,8 @@ has no use for and never imports (run/hooks.py picks the class).
 
 A run started from the web UI without a load shape (make run) follows the user counts asked
 for in the form: each change is a step (the manual profile). Stopping and starting again is a
-second run with a folder of its own.
+second run with a folder of its own. make run's start form can pick any other profile for the
+next run instead (``take``, run/start_form.py).
 """
 
 import json
@@ -22,7 +23,6 @@ import psutil
 from common.environment import get, given
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
-from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.core.plan import Step
@@ -31,8 +31,8 @@ from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
-from locustfiles.suite.report import live
-from locustfiles.suite.run import folder, webpages
+from locustfiles.suite.report import live, terminal
+from locustfiles.suite.run import folder, hooks, start_form, webpages
 from locustfiles.suite.run import summary as summaries
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
 from locustfiles.suite.stack import services
@@ -51,9 +51,7 @@ class KeptRun(LoadRun):
 
     def __init__(self, environment, profile: str, env):
         super().__init__(environment, profile, env)
-        self.profile = profiles.get(profile)
-        self.plan = self.profile.plan(env)
-        self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
+        self.take(profile, env)
         self.recorder = Recorder(self.plan)
         self.begun: float | None = None
         self.expected_workers: int | None = None
@@ -81,6 +79,14 @@ class KeptRun(LoadRun):
         self._before: dict = {}
         self._balancer_before: dict = {}
 
+    def take(self, profile: str, env) -> None:
+        """Make the next test ``profile``'s run in environment ``env``, as `make <profile>`
+        with that environment would (the web UI's start form: run/start_form.py)."""
+        self.profile_name, self.env = profile, env
+        self.profile = profiles.get(profile)
+        self.plan = self.profile.plan(env)
+        self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
+
     def attach_role(self) -> None:
         self.environment.events.test_start.add_listener(self.on_test_start)
         hosts = parse_hosts(get("READINGS_HOSTS", self.env))  # run/cli.py refused a bad one
@@ -94,6 +100,8 @@ class KeptRun(LoadRun):
             webpages.add_live(
                 self.environment.web_ui, self.live_state, groups, run_folders.runs(get("VAR_DIR", self.env))
             )
+            if hooks.OFFERED["learners"]:  # make run's: any profile from the start form
+                start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui.app)
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 
@@ -257,18 +265,7 @@ class KeptRun(LoadRun):
         self._printed.add(index)
         step = self.plan.steps[index]
         row = results.step_row(self.recorder.steps, step, {})
-        total = f"{self.plan.seconds:g}" if self.plan.seconds else "?"
-        if step.warm_up:
-            name = f"warm-up ({fmt(step.target_rpm)} RPM, not judged)"
-        else:
-            number = index + 1 - (self.plan.warm_up is not None)
-            count = self.plan.step_count or "?"
-            name = f"step {number}/{count} ({self.profile.label(step)})"
-        self.progress(
-            f"{name}, {step.start + step.seconds:g}/{total} s: "
-            f"{fmt(row['rpm'])} RPM, p95 {fmt(row['p95'])} ms, "
-            f"{row['failures']} failed, {row['missed']} missed"
-        )
+        self.progress(terminal.step_progress(self.plan, step, self.profile.label(step), row))
 
     def _guard_memory(self):
         """Keep Locust's own per-second bookkeeping bounded on long runs (its chart history and

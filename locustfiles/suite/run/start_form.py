@@ -1,0 +1,167 @@
+"""make run's start form, in the process that keeps the results: Start with a profile picked
+(core/start_form.py's fields) runs it as `make <profile>` with the same values would. The
+values are checked by the command line's own function (cli.checked), so a bad one is refused
+in the form with the message `make <profile>` prints; Locust's /swarm answers that refusal as
+JSON, which its form shows. A good start sets the next test up: the profile's plan and
+thresholds on the run object (KeptRun.take), the learners' classes for its environment (open
+model: ArrivingLearner; closed: Learner), and the profile's load shape (none for manual, whose
+users are the form's). PRELOAD fills the databases before the test starts, as on the command
+line; every run of make run's web UI gets what the command line gives its folder: the database
+it started on and Locust's CSVs.
+"""
+
+import json
+import os
+
+import gevent
+from flask import jsonify, request
+from locust.runners import STATE_RUNNING, STATE_SPAWNING, MasterRunner
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSVFileWriter
+
+from locustfiles.suite.core import catalogue
+from locustfiles.suite.core import start_form as fields
+from locustfiles.suite.core.learner_settings import load_settings
+from locustfiles.suite.run import cli
+from locustfiles.suite.run.session import logger
+from locustfiles.suite.stack import services
+from locustfiles.suite.tools import preload
+from locustfiles.suite.users.shape import SuiteShape
+from locustfiles.suite.verdict import facts
+
+SWARM = "locust.swarm"  # the endpoint of Locust's POST /swarm (its blueprint's name, "locust")
+
+
+class FormShape(SuiteShape):
+    """A profile's shape started from the form. Common options stay on so that Locust keeps the
+    users and ramp-up fields in the form for a later manual run."""
+
+    use_common_options = True
+
+
+class StartForm:
+    def __init__(self, run, learners):
+        self.run = run  # the KeptRun of this process
+        self.learners = learners  # env -> (closed model's user class, open model's)
+        self.started: dict | None = None  # the environment of the run the form set up
+        self.own_stop_timeout = run.environment.stop_timeout  # make run's, for a manual run
+        self.csv: LocustCsv | None = None
+
+    def attach(self, app) -> None:
+        # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
+        # unless told otherwise: unsorted, the profile comes first, the rest in the form's order.
+        app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}
+        app.before_request(self.before_swarm)
+        # After the run's own listeners: its folder exists at the start, its report is written
+        # at the stop.
+        self.run.environment.events.test_start.add_listener(self.on_test_start)
+        self.run.environment.events.test_stop.add_listener(self.on_test_stop)
+
+    def before_swarm(self):
+        """A refusal answered as Locust's /swarm answers one; None lets Locust start the test."""
+        if request.method != "POST" or request.endpoint != SWARM or "PROFILE" not in request.form:
+            return None
+        refusal = self.start(request.form)
+        if refusal is None:
+            return None
+        return jsonify({"success": False, "message": refusal, "host": self.run.environment.host})
+
+    def start(self, form) -> str | None:
+        """Set the next test up as the form asks; or why it cannot start."""
+        wanted = form.get("PROFILE") or fields.MANUAL
+        refusal = self.refusal(wanted)
+        if refusal is not None or self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
+            return refusal  # None: the form changes the users of the manual run under way
+        try:
+            profile, env = fields.run_environment(os.environ, form)
+            preload_to, _ = cli.checked(profile, env)
+            closed, arriving = self.learners(env)
+        except ValueError as exc:
+            return str(exc)
+        if isinstance(self.run.runner, MasterRunner) and load_settings(env) != load_settings(os.environ):
+            return "the learners of a distributed web UI take their settings from the workers' environment"
+        refusal = self.prepare(env, preload_to)
+        if refusal is None:
+            self.set_up(profile, env, arriving if catalogue.get(profile).open_model else closed)
+        return refusal
+
+    def prepare(self, env: dict, preload_to: int | None) -> str | None:
+        """What the command line does before Locust starts: the configuration under test for the
+        report, and the databases preloaded; why the run cannot start, if it cannot."""
+        running = services.running_settings(env)
+        env["SUITE_CONFIG"] = json.dumps(cli.service_config(running, {}))
+        if preload_to:
+            try:
+                cli.preload_up_to(preload_to, running, env)
+            except (SystemExit, OSError) as exc:  # preload's own words; the batches written stay
+                return f"PRELOAD could not fill the databases: {exc}"
+        return None
+
+    def set_up(self, profile: str, env: dict, users) -> None:
+        """The next test is ``profile``'s run in ``env``, with ``users`` and the profile's shape."""
+        self.started = env
+        self.run.take(profile, env)
+        environment = self.run.environment
+        environment.user_classes = [users]
+        if profile == fields.MANUAL:
+            environment.shape_class, environment.stop_timeout = None, self.own_stop_timeout
+        else:  # as the command line starts Locust for a profile
+            environment.shape_class, environment.stop_timeout = FormShape(), cli.STOP_TIMEOUT
+            environment.shape_class.runner = self.run.runner
+
+    def refusal(self, wanted: str) -> str | None:
+        """Why ``wanted`` cannot start now, if it cannot."""
+        current = self.run.profile.name
+        if self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
+            if wanted == current == fields.MANUAL:
+                return None
+            return f"a {current} run is under way: stop it before starting another"
+        if self.run.t0 is not None:  # stopped, its report not written yet
+            return f"the {current} run that just stopped is still writing its report: start again in a moment"
+        if wanted in fields.UNAVAILABLE:
+            return fields.UNAVAILABLE[wanted]
+        if isinstance(self.run.runner, MasterRunner) and wanted != fields.MANUAL:
+            return (
+                f"a distributed web UI runs the manual profile only (its workers loaded make run's "
+                f"learners): use make {wanted} WORKERS=N"
+            )
+        return None
+
+    def on_test_start(self, environment, **_):
+        """Into the run's folder, as the command line has them: Locust's CSVs, and the database
+        the form's run started on, read beside the load, whose first step starts on the next
+        whole second (a database this process cannot read leaves it unrecorded, as the report
+        then says)."""
+        if self.run.run_dir is None:
+            return
+        self.csv = LocustCsv(environment, self.run.run_dir)
+        if self.started is not None:
+            gevent.spawn(database_at_start, self.started, self.run.run_dir)
+        self.started = None
+
+    def on_test_stop(self, environment, **_):
+        if self.csv is not None:
+            self.csv.close()
+            self.csv = None
+
+
+class LocustCsv:
+    """Locust's CSVs of one run, as ``--csv <run folder>/locust`` writes them for a make target
+    (make run's Locust has one web UI for many runs): written every second from the test's
+    start until its report is written, then closed."""
+
+    def __init__(self, environment, run_dir):
+        self.writer = StatsCSVFileWriter(environment, PERCENTILES_TO_REPORT, str(run_dir / "locust"))
+        self.greenlet = gevent.spawn(self.writer.stats_writer)
+
+    def close(self) -> None:
+        self.greenlet.kill(block=True)
+        self.writer.close_files()
+
+
+def database_at_start(env: dict, run_dir) -> None:
+    try:
+        size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
+    except Exception as exc:  # no database this process can read (a deployed Locust master)
+        logger.warning(f"the database at start was not recorded: {exc}")
+        return
+    cli.database_at_start(env, run_dir, size_mb)
