@@ -250,7 +250,18 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     page.get_by_role("button", name="New").click()
     pick(page, "smoke", {"USERS": "2", "STEP_SECONDS": "4"})
     page.get_by_role("button", name="Start").click()
-    smoke = json.loads((ends_by_itself(page, stack, "smoke") / "summary.json").read_text())
+    smoke_folder = ends_by_itself(page, stack, "smoke")
+    smoke = json.loads((smoke_folder / "summary.json").read_text())
     assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
     assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
     assert smoke["provenance"]["load"]["started_from"] == "web UI" and smoke["verdict"]["passed"]
+
+    # Issue 31, item 5: the two runs compared from the Runs page, as make compare shows them.
+    page.goto(locust_ui.url + "/suite/runs")
+    page.locator("select[name=a]").select_option(folder.name)
+    page.locator("select[name=b]").select_option(smoke_folder.name)
+    page.get_by_role("button", name="Compare").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Run comparison")
+    expect(page.locator("body")).to_contain_text(folder.name)
+    expect(page.locator("body")).to_contain_text(smoke_folder.name)
+    screenshot(page, "compare")
