@@ -56,6 +56,26 @@ def test_once_every_step_ended_the_rows_are_the_summary_s_and_read_as_the_report
     assert shown[0]["cpu_locust"] == "local 40"
 
 
+def test_an_open_model_run_shows_the_p95_from_the_schedule_as_the_report_does():
+    env = {"RPM": "600 1200", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"}
+    p, recorder, _, log = synthetic.recorded("capacity", env, late=0.5)
+    summary = synthetic.summary_for(p, recorder, log=log, machine_cpu=150.0)
+    found = live.rows(state(p, recorder, T0 + p.seconds + 0.5))
+    assert [row["from_schedule"] for row in found] == [
+        *(row["from_schedule"] for row in summary["steps"]),
+        summary["overall"]["from_schedule"],
+    ]
+    table = next(b for b in traffic.steps(summary)["blocks"] if b["kind"] == "table")
+    report_cells = [by_column(table, row)["p95 from schedule"] for row in table["rows"]]
+    assert [live.step_line(row, GROUPS)["p95_from_schedule"] for row in found] == report_cells
+    titles = [column["title"] for column in live.step_columns(GROUPS)]
+    assert titles[titles.index("p95 ms") + 1] == "p95 from schedule ms"
+
+    closed, recorder, _, _ = synthetic.recorded()
+    (first, *_) = live.rows(state(closed, recorder, T0 + closed.seconds + 0.5))
+    assert live.step_line(first, GROUPS)["p95_from_schedule"] == blocks.DASH
+
+
 def test_mid_run_the_steps_so_far_are_shown_the_one_under_way_over_the_seconds_it_ran():
     p, recorder, _, _ = synthetic.recorded(env={"USERS": "1 2 3", "STEP_SECONDS": "10"})
     readings = {0: synthetic.readings(p)[0]}  # only the first step has ended
