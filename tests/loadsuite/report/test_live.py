@@ -10,6 +10,7 @@ from flask import Flask, Response
 
 from locustfiles.suite import profiles
 from locustfiles.suite.core import blocks, thresholds
+from locustfiles.suite.core.plan import ArrivalSchedule
 from locustfiles.suite.report import live
 from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.run import webpages
@@ -224,3 +225,15 @@ def test_rows_that_cost_much_are_made_again_within_the_budget_and_at_once_when_t
     now.stopping = True  # stopped: shown at the next poll, whatever the budget
     clock.now += 2
     assert rows() == [3] and made == [False, False, True]
+
+
+def test_a_step_that_ended_shows_a_late_purchase_due_in_it_once_answered():
+    env = {"RPM": "600 1200", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"}
+    p, recorder, _, _ = synthetic.recorded("capacity", env, late=0.5)
+    now = state(p, recorder, T0 + 10.5)
+    before = live.rows(now)[0]["from_schedule"]
+    # Due in the first step, sent in the second: its row counts no new request, yet changed.
+    recorder.request(synthetic.BASKET, T0 + 10.2, 40.0, True, 201, schedule=ArrivalSchedule(T0 + 9.9))
+    recorder.fold_local()
+    after = live.rows(now)[0]["from_schedule"]
+    assert after["samples"] == before["samples"] + 1
