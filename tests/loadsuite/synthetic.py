@@ -8,6 +8,7 @@ import random
 from locustfiles.suite import profiles
 from locustfiles.suite.core import names
 from locustfiles.suite.core.histogram import nearest_rank
+from locustfiles.suite.core.plan import ArrivalSchedule
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record.recorder import Recorder
 
@@ -15,9 +16,11 @@ BASKET = names.ORDER_ENDPOINT
 READ = "/api/v2/orders/[number]/"
 
 
-def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, reads=0):
+def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, reads=0, late=None):
     """A plan and a Recorder fed ``requests`` random order requests (five times slower after
-    ``slow_after`` seconds) and ``reads`` order reads; the raw values per step; the requests."""
+    ``slow_after`` seconds) and ``reads`` order reads; the raw values per step; the requests.
+    With ``late`` (seconds, an open-model profile), each order request was sent up to that
+    much after its arrival was due."""
     p = profiles.get(profile).plan(env or {"USERS": "1 2 3", "STEP_SECONDS": "10"})
     recorder = Recorder(p)
     recorder.t0 = 1000
@@ -28,7 +31,10 @@ def recorded(profile="ramp", env=None, seed=3, slow_after=None, requests=3000, r
             start = 1000 + rng.uniform(0, p.seconds - 0.001)
             rt = rng.uniform(20, 400) * (5 if slow_after and start - 1000 >= slow_after else 1)
             ok = rng.random() > 0.02
-            recorder.request(name, start, rt, ok, 201 if ok else 503)
+            # (an arrival is never due before the plan's start)
+            due = start - rng.uniform(0, min(late, start - 1000)) if late and name == BASKET else None
+            schedule = ArrivalSchedule(due) if due is not None else None
+            recorder.request(name, start, rt, ok, 201 if ok else 503, schedule=schedule)
             log.append((start - 1000, round(rt), ok))
             if name == BASKET:
                 raw.setdefault(p.step_index(start - 1000), []).append(round(rt))

@@ -287,3 +287,27 @@ class ArrivalClock:
         revised it since the arrival was claimed); None if the plan ends before it."""
         offset = self.plan.arrival_offset(k)
         return None if offset is None else self.t0 + offset
+
+
+class ArrivalSchedule:
+    """One arrival's journey against its due time, for latency measured from the schedule (as
+    wrk2 measures it, against coordinated omission).
+
+    A request of the journey is due when the arrival was, plus the time the journey's earlier
+    requests were in flight (the learner's login before its purchase): its latency from the
+    schedule is its own plus the time it waited beyond that, for a free user or a busy Locust
+    process; the login's own time is the login's latency, in its own row."""
+
+    __slots__ = ("due", "in_flight")
+
+    def __init__(self, due: float):
+        self.due = due  # the arrival's due time (epoch seconds)
+        self.in_flight = 0.0  # seconds the journey's requests took so far
+
+    def latency(self, start_time: float, response_time: float) -> float:
+        """The latency (ms) from its due time of a request of this journey that started at
+        ``start_time`` and took ``response_time`` ms; the journey's next request is due that
+        much later."""
+        waited = start_time - self.due - self.in_flight
+        self.in_flight += response_time / 1000
+        return waited * 1000 + response_time

@@ -17,7 +17,9 @@ from typing import Any, NotRequired, TypedDict
 #    worker_cpu_percent (issue 29).
 # 3: capacity's search for the knee (capacity_search; a step's judged, and held None for a
 #    step that judged nothing) (issue 29).
-SCHEMA_VERSION = 3
+# 4: an open-model row's from_schedule, the order endpoint's latency from its arrivals' due
+#    times (issue 31).
+SCHEMA_VERSION = 4
 
 
 class Row(TypedDict):
@@ -50,12 +52,24 @@ class Row(TypedDict):
     server_timing: dict[str, Any]
 
 
+class FromSchedule(TypedDict):
+    """Open model: the order endpoint's latency measured from its arrival's due time (moved on
+    by the time the journey's earlier requests took: the learner's login), not from when it
+    was sent, over the arrivals due in the row's steps (record/recorder.py)."""
+
+    p50: float | None
+    p95: float | None
+    p99: float | None
+    samples: int
+
+
 class OverallRow(Row):
     """The order endpoint over the measured steps, with every endpoint beside it."""
 
     label: str
     endpoints: dict[str, Row]
     unshed: float | None
+    from_schedule: NotRequired[FromSchedule]  # open-model runs only
 
 
 class StepRow(OverallRow):
@@ -299,6 +313,7 @@ class Summary(TypedDict):
 # The objects whose every key is listed above: the schema refuses a key they do not name.
 CLOSED = (
     Summary,
+    FromSchedule,
     CapacitySearch,
     Endpoints,
     EndpointsOfStep,

@@ -52,6 +52,13 @@ def _row(stats: EndpointStats, seconds: float, arrivals: int, missed: int) -> di
     return row
 
 
+def from_schedule(stats: EndpointStats) -> dict:
+    """An open-model row's ``from_schedule``: the purchases' percentiles measured from their
+    arrivals' due times (record/recorder.py), kept by the step each arrival was due in."""
+    found = stats.from_schedule
+    return {**found.percentiles(ACCEPTED_PERCENTILES), "samples": found.total}
+
+
 def _unshed(row: dict) -> dict:
     """The row's ``unshed``: failures of any endpoint that were not a JSON 503 or 429, as a
     fraction of every endpoint's requests (the overload profile's threshold)."""
@@ -78,6 +85,8 @@ def step_row(steps: dict[int, StepStats], step: Step, readings: dict[int, dict])
         },
     }
     _unshed(row)
+    if step.target_rpm is not None:  # an open-model step: its arrivals had due times
+        row["from_schedule"] = from_schedule(order)
     if not step.judged:
         row["judged"] = False
     if stats.degraded_from is not None:
@@ -106,6 +115,8 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
     seconds = sum(s.seconds for s in chosen)
     row = _row(merged, seconds, arrivals, missed)
     row["endpoints"] = {name: _row(e, seconds, 0, 0) for name, e in sorted(endpoints.items())}
+    if plan.open_model:
+        row["from_schedule"] = from_schedule(merged)
     return _unshed(row)
 
 

@@ -2,9 +2,12 @@
 
 Every process that runs users (the local runner, or each Locust worker) records its requests
 by the whole second they started in, per endpoint: an exact histogram, failures and status
-codes. It also notes arrivals it had to skip (open model) and the order numbers the service
-answered with 2xx. A worker hands all of that to the master every few seconds and forgets it;
-the master folds each second into the plan's step it falls in. So the master's memory grows
+codes. In an open-model run the order endpoint's latency is also measured from its arrival's
+due time (core/plan.py's ArrivalSchedule), into a second histogram kept by the whole second the
+arrival was due in, so it folds into the step the arrival belonged to. It also notes arrivals
+it had to skip (open model) and the order numbers the service answered with 2xx. A worker
+hands all of that to the master every few seconds and forgets it; the master folds each
+second into the plan's step it falls in. So the master's memory grows
 with the number of steps, not with the length of the run, and the numbers are the same
 whether one process or many ran the users.
 """
@@ -13,19 +16,30 @@ import math
 from collections import Counter, defaultdict
 
 from locustfiles.suite.core.histogram import Histogram, to_ms
-from locustfiles.suite.core.names import DEGRADED_STATUS
-from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.core.names import DEGRADED_STATUS, ORDER_ENDPOINT
+from locustfiles.suite.core.plan import ArrivalSchedule, Plan
 
 EXAMPLES = 3
 TIMELINE_POINTS = 720  # at most; the timeline's buckets double in length past that
 
 
 class EndpointStats:
-    __slots__ = ("histogram", "accepted", "failures", "statuses", "refusals", "timing_ms", "timed")
+    __slots__ = (
+        "histogram",
+        "accepted",
+        "from_schedule",
+        "failures",
+        "statuses",
+        "refusals",
+        "timing_ms",
+        "timed",
+    )
 
     def __init__(self):
         self.histogram = Histogram()
         self.accepted = Histogram()  # the 2xx answers only: what a refusal's speed cannot flatter
+        # Open model: latency from the arrival's due time, kept by the second it was due in.
+        self.from_schedule = Histogram()
         self.failures = 0
         self.statuses: Counter[int] = Counter()
         # Failures answered as a JSON 503 or 429, by "status code" (refusals.py).
@@ -57,6 +71,7 @@ class EndpointStats:
     def merge(self, other: "EndpointStats") -> None:
         self.histogram.merge(other.histogram)
         self.accepted.merge(other.accepted)
+        self.from_schedule.merge(other.from_schedule)
         self.failures += other.failures
         self.statuses.update(other.statuses)
         self.refusals.update(other.refusals)
@@ -68,7 +83,7 @@ class EndpointStats:
         return {name: round(self.timing_ms[name] / n, 1) for name, n in sorted(self.timed.items())}
 
     def to_dict(self) -> dict:
-        return {
+        found = {
             "histogram": self.histogram.to_dict(),
             "accepted": self.accepted.to_dict(),
             "failures": self.failures,
@@ -77,12 +92,16 @@ class EndpointStats:
             "timing_ms": dict(self.timing_ms),
             "timed": dict(self.timed),
         }
+        if self.from_schedule.total:  # open model, the order endpoint: else nothing to send
+            found["from_schedule"] = self.from_schedule.to_dict()
+        return found
 
     @classmethod
     def from_dict(cls, data: dict) -> "EndpointStats":
         stats = cls()
         stats.histogram = Histogram.from_dict(data["histogram"])
         stats.accepted = Histogram.from_dict(data.get("accepted", {}))
+        stats.from_schedule = Histogram.from_dict(data.get("from_schedule", {}))
         stats.failures = data["failures"]
         stats.statuses = Counter({int(k): v for k, v in data["statuses"].items()})
         stats.refusals = Counter(data.get("refusals", {}))
@@ -171,8 +190,14 @@ class Timeline:
 
 
 class Recorder:
-    def __init__(self, plan: Plan | None, timeline_endpoint: str = "/api/commerce/v0/baskets/"):
+    def __init__(
+        self,
+        plan: Plan | None,
+        timeline_endpoint: str = ORDER_ENDPOINT,
+        scheduled: tuple[str, ...] = (ORDER_ENDPOINT,),
+    ):
         self.plan = plan  # None in a Locust worker: it folds nothing, the master does
+        self.scheduled = scheduled  # the endpoints whose latency from the schedule is kept
         self.t0: float | None = None
         # Recorded here and not yet folded (or, on a worker, not yet sent).
         self._seconds: dict[int, dict[str, EndpointStats]] = defaultdict(lambda: defaultdict(EndpointStats))
@@ -197,11 +222,17 @@ class Recorder:
         status: int,
         server_timing: dict[str, float] | None = None,
         refusal: str | None = None,
+        schedule: ArrivalSchedule | None = None,
     ) -> None:
-        """``refusal``: a failure's error code when it was a JSON 503 or 429 (refusals.code)."""
+        """``refusal``: a failure's error code when it was a JSON 503 or 429 (refusals.code);
+        ``schedule``: the open-model arrival whose journey sent the request."""
         self._seconds[math.floor(start_time)][name].record(
             to_ms(response_time), ok, status, server_timing, refusal
         )
+        if schedule is not None:
+            latency = schedule.latency(start_time, response_time)
+            if name in self.scheduled:
+                self._seconds[math.floor(schedule.due)][name].from_schedule.add(to_ms(latency))
 
     def example(self, name: str, status: int, text: str) -> None:
         """Keep the first few answers of a failing kind, to say in the report what went wrong."""

@@ -21,12 +21,13 @@ from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
-from locustfiles.suite.report.sections.traffic import THIN_NOTE
+from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell
 from locustfiles.suite.verdict.findings import load_generator
 
 STEPS, CHECKS = "suite", "suite_checks"  # the tabs' keys (?tab= in the web UI's address)
 TABS = [{"key": STEPS, "title": "Suite"}, {"key": CHECKS, "title": "Suite checks"}]
 PERCENTILES = ("p50", "p95", "p99")
+FROM_SCHEDULE_KEY = "p95_from_schedule"
 
 
 @dataclasses.dataclass
@@ -77,7 +78,11 @@ def _step_row(live: Live, step) -> dict:
     """A step's row, made again only when what it is made of changed (a step that ended is
     not, once its last requests and its reading are in): the page asks every 2 s."""
     stats = live.recorder.steps.get(step.index)
-    requests = sum(e.histogram.total for e in stats.endpoints.values()) if stats else 0
+    # A purchase sent late is counted in the step it was sent in, and from the schedule in the
+    # step it was due in: a step that ended still changes when one due in it is answered.
+    requests = (
+        sum(e.histogram.total + e.from_schedule.total for e in stats.endpoints.values()) if stats else 0
+    )
     key = (live.t0, step.index, step.start, step.seconds, requests, stats.missed if stats else 0)
     key += (step.index in live.readings,)
     kept = live.cache.get(step.index)
@@ -104,7 +109,10 @@ def step_columns(groups: tuple[str, ...]) -> list[dict]:
         "requests": "requests (samples)",
         "failures": "failures",
         "missed": "missed",
-        **{key: f"{key} ms" for key in PERCENTILES},
+        "p50": "p50 ms",
+        "p95": "p95 ms",
+        FROM_SCHEDULE_KEY: "p95 from schedule ms",  # open model, as the report's table shows it
+        "p99": "p99 ms",
         **{f"cpu_{group}": f"CPU % {group}" for group in groups},
         "cpu_locust": "CPU % Locust",
         "cpu_machine": "CPU % machine",
@@ -118,6 +126,7 @@ def step_line(row: dict, groups: tuple[str, ...]) -> dict[str, str]:
     line = {"step": name, **{key: fmt(row.get(key)) for key in ("users", "rpm")}}
     line.update({key: fmt(row.get(key)) for key in ("requests", "failures", "missed")})
     line.update({key: shown(figure_cell(row, key)) for key in PERCENTILES})
+    line[FROM_SCHEDULE_KEY] = shown(from_schedule_cell(row))
     groups_read = row.get("cpu_percent") or {}
     line.update({f"cpu_{group}": fmt(groups_read.get(group)) for group in groups})
     processes = sorted(row.get("locust_cpu") or {})

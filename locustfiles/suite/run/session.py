@@ -27,6 +27,7 @@ from common.environment import get, given
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.plan import ArrivalClock, Plan
 from locustfiles.suite.record.recorder import Recorder
+from locustfiles.suite.users.arrivals import SCHEDULE
 
 logger = logging.getLogger("suite")
 
@@ -93,6 +94,7 @@ class LoadRun:
         ok = exception is None
         header = response.headers.get("Server-Timing") if status else None
         text = getattr(response, "text", None) if status and not ok else None
+        context = kw.get("context")  # an open-model journey's: its arrival (users/arrivals.py)
         self.recorder.request(
             name,
             start,
@@ -101,6 +103,7 @@ class LoadRun:
             status,
             parse_server_timing(header) if header else None,
             refusals.code(status, text) if not ok else None,
+            context.get(SCHEDULE) if context else None,
         )
         if not ok:
             self.recorder.example(name, status, text or repr(exception))

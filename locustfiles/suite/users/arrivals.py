@@ -1,6 +1,8 @@
 """Open-model users: each one repeatedly takes the next arrival of the plan, sleeps until it
 is due, then runs the learner's journey. Arrivals no user could start in time are counted
-as missed by the step they belonged to."""
+as missed by the step they belonged to. Each request of a journey carries its arrival's
+schedule in the request event's context, so the recorder measures the purchase's latency from
+the arrival's due time too (core/plan.py's ArrivalSchedule)."""
 
 import time
 
@@ -8,12 +10,23 @@ import gevent
 from locust import constant
 from locust.exception import StopUser
 
+from locustfiles.suite.core.plan import ArrivalSchedule
+
+SCHEDULE = "schedule"  # the request context's key for the arrival's ArrivalSchedule
+
 
 class ArrivalsMixin:
     """Mix into a user class that defines ``journey(arrival)`` (``arrival``: the arrival's
     index in the whole plan); its only task is ``arrive``."""
 
     wait_time = constant(0)
+    schedule: ArrivalSchedule | None = None  # the arrival whose journey runs now
+
+    def context(self) -> dict:
+        """Locust's request context of every request the user sends: the arrival's schedule
+        while its journey runs."""
+        found = super().context()
+        return {**found, SCHEDULE: self.schedule} if self.schedule is not None else found
 
     def arrive(self):
         run = self.environment.suite
@@ -35,4 +48,8 @@ class ArrivalsMixin:
                 raise StopUser()
             if due <= time.time():
                 break
-        self.journey(arrival)
+        self.schedule = ArrivalSchedule(due)
+        try:
+            self.journey(arrival)
+        finally:
+            self.schedule = None

@@ -230,6 +230,8 @@ def test_ramp_rows_follow_the_user_counts(stack_env):
     for row in rows:
         assert {"rps", "rpm", "requests", "failures", *(f"p{p}" for p in PERCENTILES)} <= set(row)
         assert row["p50"] <= row["p95"] <= row["p100"]
+        assert "from_schedule" not in row  # a closed model has no schedule
+    assert "from_schedule" not in summary["overall"]
     assert_nothing_lost(summary)
     text = (folder / "report.md").read_text()
     assert "| 4 users | 4 |" in text
@@ -242,6 +244,12 @@ def test_rpm_with_two_locust_workers_is_exact_against_the_request_log(stack_env)
     assert summary["config"]["locust_workers"] == 2
     assert (step["target_rpm"], step["arrivals"], step["missed"]) == (300, 30, 0)
     assert step["requests"] == 30 and step["rpm"] == 300
+    # Each purchase measured from its arrival's due time too, shipped by both workers: one sample
+    # a purchase, never faster than from when it was sent (1 ms: each is rounded on its own).
+    scheduled = step["from_schedule"]
+    assert scheduled["samples"] == step["requests"]
+    assert all(scheduled[p] >= step[p] - 1 for p in ("p50", "p95", "p99")), (scheduled, step)
+    assert summary["overall"]["from_schedule"] == scheduled
     assert_nothing_lost(summary)
     # Each worker's CPU is the run's, not its start-up's: 150 purchases a minute cost one local
     # process about 3 % of a core; counted from the process's start they read over 20 %.

@@ -3,6 +3,8 @@
 import random
 
 from locustfiles.suite import profiles
+from locustfiles.suite.core.plan import ArrivalSchedule
+from locustfiles.suite.figures import results
 from locustfiles.suite.record.recorder import EXAMPLES, Recorder
 
 BASKET = "/api/commerce/v0/baskets/"
@@ -99,3 +101,88 @@ def test_server_timings_sent_by_workers_average_per_step_as_in_one_process():
         # Each entry's mean is over the answers that carried it.
         assert first.timing_means() == {"db": 5.0, "ecommerce-lms": 9.0, "total": 40.0}
         assert second.timing_means() == {"db": 10.0, "total": 20.0}
+
+
+def open_plan():
+    return profiles.get("capacity").plan({"RPM": "60 120", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"})
+
+
+def journey(recorder, due, login_start, login_ms=30.0, purchase_ms=20.0, gap=0.001):
+    """An arrival due at ``due`` whose learner logged in at ``login_start``, then bought."""
+    schedule = ArrivalSchedule(due)
+    recorder.request("/auto_auth", login_start, login_ms, True, 201, schedule=schedule)
+    purchase_start = login_start + login_ms / 1000 + gap
+    recorder.request(BASKET, purchase_start, purchase_ms, True, 201, schedule=schedule)
+
+
+def test_a_late_send_shows_in_the_latency_from_the_schedule_not_in_the_sent_latency():
+    recorder = Recorder(open_plan())
+    recorder.t0 = 1000
+    journey(recorder, due=1002.0, login_start=1002.0)  # on time
+    journey(recorder, due=1003.0, login_start=1003.5)  # waited 500 ms for a free user
+    recorder.fold_local()
+    order = recorder.steps[0].endpoints[BASKET]
+    assert sorted(order.histogram.counts.elements()) == [20, 20]
+    # The login's own 30 ms is the login's latency, not the purchase's: on time, the purchase's
+    # latency from the schedule is its own (and the 1 ms between the two requests).
+    assert sorted(order.from_schedule.counts.elements()) == [21, 521]
+    assert recorder.steps[0].endpoints["/auto_auth"].from_schedule.total == 0  # the order endpoint's only
+
+
+def test_the_latency_from_the_schedule_is_kept_by_the_step_the_arrival_was_due_in():
+    recorder = Recorder(open_plan())
+    recorder.t0 = 1000
+    journey(recorder, due=1009.9, login_start=1010.2)  # due in step 1, sent in step 2
+    recorder.fold_local()
+    first, second = recorder.steps[0].endpoints[BASKET], recorder.steps[1].endpoints[BASKET]
+    assert (first.histogram.total, second.histogram.total) == (0, 1)
+    assert (first.from_schedule.total, second.from_schedule.total) == (1, 0)
+    assert list(first.from_schedule.counts) == [321]
+    plan = recorder.plan
+    rows = results.step_rows(plan, recorder.steps, {})
+    assert rows[0]["from_schedule"] == {"p50": 321, "p95": 321, "p99": 321, "samples": 1}
+    assert rows[1]["from_schedule"] == {"p50": None, "p95": None, "p99": None, "samples": 0}
+    assert rows[1]["p95"] == 20
+    assert results.overall_row(plan, recorder.steps)["from_schedule"]["samples"] == 1
+
+
+def test_workers_ship_the_latency_from_the_schedule_and_only_when_there_is_one():
+    plan = open_plan()
+    single, master, workers = Recorder(plan), Recorder(plan), [Recorder(None), Recorder(None)]
+    single.t0 = master.t0 = 1000
+    for i in range(40):
+        due = 1000.25 + i / 2
+        for recorder in (single, workers[i % 2]):
+            journey(recorder, due, login_start=due + (i % 7) / 10, purchase_ms=10.0 + i)
+    reports = [worker.drain() for worker in workers]
+    # Sent with the same histogram encoding, only by the endpoint that has one (small messages).
+    sent = [
+        (name, stats) for r in reports for second in r["seconds"].values() for name, stats in second.items()
+    ]
+    assert {name for name, stats in sent if "from_schedule" in stats} == {BASKET}
+    assert all(
+        set(stats["from_schedule"]) <= set(map(str, range(10, 800)))
+        for _, stats in sent
+        if "from_schedule" in stats
+    )
+    for report in reports:
+        master.absorb(report)
+    single.fold_local()
+    for index in (0, 1):
+        a, b = single.steps[index].endpoints[BASKET], master.steps[index].endpoints[BASKET]
+        assert a.from_schedule.counts == b.from_schedule.counts and a.from_schedule.total == 20
+
+
+def test_closed_model_rows_have_no_latency_from_the_schedule():
+    plan = profiles.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
+    recorder = Recorder(plan)
+    recorder.t0 = 1000
+    recorder.request(BASKET, 1001.0, 30.0, True, 201)
+    sent = recorder.drain()
+    assert (
+        "histogram" in sent["seconds"]["1001"][BASKET]
+        and "from_schedule" not in sent["seconds"]["1001"][BASKET]
+    )
+    recorder.absorb(sent)
+    assert "from_schedule" not in results.step_rows(plan, recorder.steps, {})[0]
+    assert "from_schedule" not in results.overall_row(plan, recorder.steps)

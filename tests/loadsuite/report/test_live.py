@@ -10,6 +10,7 @@ from flask import Flask, Response
 
 from locustfiles.suite import profiles
 from locustfiles.suite.core import blocks, thresholds
+from locustfiles.suite.core.plan import ArrivalSchedule
 from locustfiles.suite.report import live, runs
 from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.run import webpages
@@ -54,6 +55,26 @@ def test_once_every_step_ended_the_rows_are_the_summary_s_and_read_as_the_report
     ]
     assert shown[0]["cpu_ecommerce"] == "50" and shown[0]["cpu_machine"] == "150"
     assert shown[0]["cpu_locust"] == "local 40"
+
+
+def test_an_open_model_run_shows_the_p95_from_the_schedule_as_the_report_does():
+    env = {"RPM": "600 1200", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"}
+    p, recorder, _, log = synthetic.recorded("capacity", env, late=0.5)
+    summary = synthetic.summary_for(p, recorder, log=log, machine_cpu=150.0)
+    found = live.rows(state(p, recorder, T0 + p.seconds + 0.5))
+    assert [row["from_schedule"] for row in found] == [
+        *(row["from_schedule"] for row in summary["steps"]),
+        summary["overall"]["from_schedule"],
+    ]
+    table = next(b for b in traffic.steps(summary)["blocks"] if b["kind"] == "table")
+    report_cells = [by_column(table, row)["p95 from schedule"] for row in table["rows"]]
+    assert [live.step_line(row, GROUPS)["p95_from_schedule"] for row in found] == report_cells
+    titles = [column["title"] for column in live.step_columns(GROUPS)]
+    assert titles[titles.index("p95 ms") + 1] == "p95 from schedule ms"
+
+    closed, recorder, _, _ = synthetic.recorded()
+    (first, *_) = live.rows(state(closed, recorder, T0 + closed.seconds + 0.5))
+    assert live.step_line(first, GROUPS)["p95_from_schedule"] == blocks.DASH
 
 
 def test_mid_run_the_steps_so_far_are_shown_the_one_under_way_over_the_seconds_it_ran():
@@ -205,3 +226,15 @@ def test_rows_that_cost_much_are_made_again_within_the_budget_and_at_once_when_t
     now.stopping = True  # stopped: shown at the next poll, whatever the budget
     clock.now += 2
     assert rows() == [3] and made == [False, False, True]
+
+
+def test_a_step_that_ended_shows_a_late_purchase_due_in_it_once_answered():
+    env = {"RPM": "600 1200", "STEP_SECONDS": "10", "WARMUP_SECONDS": "0"}
+    p, recorder, _, _ = synthetic.recorded("capacity", env, late=0.5)
+    now = state(p, recorder, T0 + 10.5)
+    before = live.rows(now)[0]["from_schedule"]
+    # Due in the first step, sent in the second: its row counts no new request, yet changed.
+    recorder.request(synthetic.BASKET, T0 + 10.2, 40.0, True, 201, schedule=ArrivalSchedule(T0 + 9.9))
+    recorder.fold_local()
+    after = live.rows(now)[0]["from_schedule"]
+    assert after["samples"] == before["samples"] + 1

@@ -11,6 +11,7 @@ from locustfiles.suite.core.histogram import nearest_rank
 from locustfiles.suite.figures import results, time_split
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report import compare
+from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.stack import hosts
 from locustfiles.suite.users import paid_journey
 from tests.loadsuite import synthetic
@@ -122,6 +123,29 @@ def test_the_run_folder_has_summary_reports_and_plots(tmp_path):
     assert (
         json.loads((tmp_path / "summary.json").read_text())["steps"][0]["p95"] == summary["steps"][0]["p95"]
     )
+
+
+def test_an_open_model_step_table_shows_the_p95_from_the_schedule_beside_p95(tmp_path):
+    env = {"RPM": "600", "DURATION": "20", "WARMUP_SECONDS": "0"}
+    p, recorder, _, _ = synthetic.recorded("rpm", env, late=0.5)
+    summary = summary_for(p, recorder)
+    (row,) = summary["steps"]
+    assert row["from_schedule"]["samples"] == row["requests"] == 3000
+    assert row["from_schedule"]["p95"] > row["p95"]
+    table = next(b for b in traffic.steps(summary)["blocks"] if b["kind"] == "table")
+    at = table["headers"].index("p95")
+    assert table["headers"][at + 1] == "p95 from schedule"
+    cells = [[c["text"] for c in line] for line in table["rows"]]
+    assert [line[at : at + 2] for line in cells] == [
+        [str(r["p95"]), str(r["from_schedule"]["p95"])] for r in (row, summary["overall"])
+    ]
+    assert traffic.FROM_SCHEDULE_NOTE in table["notes"]
+    report.write(summary, tmp_path)
+    assert f"| {row['p95']} | {row['from_schedule']['p95']} |" in (tmp_path / "report.md").read_text()
+
+    closed, recorder, _ = recorded()
+    table = next(b for b in traffic.steps(summary_for(closed, recorder))["blocks"] if b["kind"] == "table")
+    assert "p95 from schedule" not in table["headers"] and traffic.FROM_SCHEDULE_NOTE not in table["notes"]
 
 
 def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_path):

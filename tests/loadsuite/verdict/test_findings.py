@@ -169,3 +169,21 @@ def test_a_warm_up_is_reported_apart_and_says_what_it_would_have_broken():
     assert "would have broken" not in said
     del planted["warm_up"]
     assert not any("warm-up" in t for t in texts(findings.findings(planted)))
+
+
+def test_purchases_sent_later_than_their_arrivals_were_due_are_named_by_step():
+    planted = summary()
+    first, second, third = planted["steps"]
+    first["from_schedule"] = {"p50": 1, "p95": first["p95"] + 4, "p99": 1, "samples": 900}  # within noise
+    second["from_schedule"] = {"p50": 1, "p95": second["p95"] + 200, "p99": 1, "samples": 900}
+    third["from_schedule"] = {"p50": 1, "p95": third["p95"], "p99": 1, "samples": 900}
+    (late,) = [t for t in texts(findings.findings(planted), "warning") if "due times" in t]
+    assert late.startswith("In 1 step the purchases' p95 measured from their arrivals' due times exceeded")
+    assert f"2 users {second['p95'] + 200} ms against {second['p95']} ms (+200 ms)" in late
+    assert "1 user " not in late and "3 users" not in late
+    assert "waited for a free user or a busy Locust process" in late
+
+    for row in planted["steps"]:
+        row["from_schedule"]["p95"] = row["p95"] + 3
+    assert not any("due times" in t for t in texts(findings.findings(planted)))
+    assert not any("due times" in t for t in texts(findings.findings(summary())))  # closed model

@@ -6,11 +6,18 @@ from locustfiles.suite.core import refusals
 from locustfiles.suite.core.blocks import cell, figure_cell, fmt, image, section, table, text
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label, plural
+from locustfiles.suite.figures.results import thin
 from locustfiles.suite.figures.time_split import TIME_SPLIT, time_split
 
 THIN_NOTE = (
     "† the percentile rests on fewer than 5 samples above it (requests × (1 − N/100) < 5): "
     "read it as indicative only."
+)
+FROM_SCHEDULE = "p95 from schedule"
+FROM_SCHEDULE_NOTE = (
+    "p95 from schedule: the purchases' p95 measured from their arrivals' due times (less the "
+    "learner's login before each), by the step each was due in; above p95, purchases waited for "
+    "a free user or a busy Locust process before they were sent (coordinated omission)."
 )
 
 
@@ -22,34 +29,37 @@ def _has_thin(rows: list[dict]) -> bool:
     return any(row.get("thin") for row in rows)
 
 
+def from_schedule_cell(row: dict, key: str = "p95") -> dict:
+    """An open-model row's percentile from the schedule, marked thin as its samples say."""
+    found = row.get("from_schedule") or {}
+    value = found.get(key)
+    return cell(value, "num", "thin" if value is not None and key in thin(found["samples"]) else None)
+
+
+STEP_HEADERS = ["step", "users", "target RPM", "RPS", "RPM", "requests", "failures", "missed"]
+
+
+def step_table(rows: list[dict], scheduled: bool) -> dict:
+    """The order endpoint's rows; in an open-model run (``scheduled``) with the p95 from the
+    schedule beside p95."""
+    at = len(STEP_HEADERS) + PERCENTILE_KEYS.index("p95") + 1
+    headers = [*STEP_HEADERS, *PERCENTILE_KEYS]
+    keys = ("users", "target_rpm", "rps", "rpm", "requests", "failures", "missed")
+    lines = [[label(row), *(row.get(key) for key in keys), *percentile_cells(row)] for row in rows]
+    notes = [THIN_NOTE] if _has_thin(rows) else []
+    if scheduled:
+        headers.insert(at, FROM_SCHEDULE)
+        for line, row in zip(lines, rows, strict=True):
+            line.insert(at, from_schedule_cell(row))
+        thin_ones = any(from_schedule_cell(row)["mark"] for row in rows)
+        notes = [*([THIN_NOTE] if notes or thin_ones else []), FROM_SCHEDULE_NOTE]
+    return table(headers, lines, notes)
+
+
 def steps(summary: dict) -> dict:
     """The order endpoint, one row per step and one for the whole run, and its plot."""
     rows = [*summary["steps"], {**summary["overall"], "label": "all"}]
-    headers = [
-        "step",
-        "users",
-        "target RPM",
-        "RPS",
-        "RPM",
-        "requests",
-        "failures",
-        "missed",
-        *PERCENTILE_KEYS,
-    ]
-
-    def line(row: dict) -> list:
-        return [
-            label(row),
-            row.get("users"),
-            row.get("target_rpm"),
-            row.get("rps"),
-            row.get("rpm"),
-            row.get("requests"),
-            row.get("failures"),
-            row.get("missed"),
-            *percentile_cells(row),
-        ]
-
+    scheduled = "from_schedule" in summary["overall"]  # an open-model run
     warm = summary.get("warm_up")
     warm_up_blocks = []
     if warm:
@@ -61,7 +71,7 @@ def steps(summary: dict) -> dict:
                 'no step, not in "all", the thresholds or the verdict. Its orders are audited with '
                 "the rest."
             ),
-            table(headers, [line(warm)], [THIN_NOTE] if warm.get("thin") else []),
+            step_table([warm], scheduled),
         ]
     return section(
         "steps",
@@ -71,7 +81,7 @@ def steps(summary: dict) -> dict:
             "across Locust workers) for POST /api/commerce/v0/baskets/."
         ),
         *warm_up_blocks,
-        table(headers, [line(row) for row in rows], [THIN_NOTE] if _has_thin(rows) else []),
+        step_table(rows, scheduled),
         image("percentiles.png", "Order endpoint percentiles per step"),
     )
 

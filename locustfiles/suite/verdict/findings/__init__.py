@@ -15,6 +15,7 @@ from locustfiles.suite.verdict.findings.machine import (
     NEAR_FULL_CORE,
     busiest_process_findings,
     cpu_findings,
+    from_schedule_findings,
     index_findings,
     load_generator,
     load_generator_findings,
@@ -59,5 +60,6 @@ def findings(summary: dict) -> list[dict]:
         *index_findings(summary),
         *thin_findings(summary),
         *missed_findings(summary),
+        *from_schedule_findings(summary),
     ]
     return sorted(found, key=lambda f: LEVELS.index(f["level"]))

@@ -1,10 +1,11 @@
 """Findings about the machine and the measurement: the load generator's own limit, the
 busiest process, a shared machine, CPU per purchase, statements without an index, percentiles
-on too few samples, missed arrivals."""
+on too few samples, missed arrivals, purchases sent later than their arrivals were due."""
 
 from locustfiles.suite.core.text import label, plural, shorten
 from locustfiles.suite.figures.cpu import machine_cores
-from locustfiles.suite.verdict.findings.words import finding
+from locustfiles.suite.verdict.findings.words import finding, ms
+from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
 SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
@@ -180,5 +181,28 @@ def missed_findings(summary: dict) -> list[dict]:
             "warning",
             f"{plural(missed, 'arrival')} of {arrivals} could not start on time and were skipped "
             f"({100 * missed / arrivals:.1f} %): the users could not keep up with the target rate.",
+        )
+    ]
+
+
+def from_schedule_findings(summary: dict) -> list[dict]:
+    """The steps whose purchases' p95 measured from their arrivals' due times exceeds their p95
+    from when they were sent by more than the noise floor: the purchases waited for a free user
+    or a busy Locust process before they were sent (coordinated omission)."""
+    apart = []
+    for row in summary.get("steps", []):
+        change = delta(row.get("p95"), (row.get("from_schedule") or {}).get("p95"))
+        if change["significant"] and change["ms"] > 0:
+            apart.append(f"{label(row)} {ms(change['b'])} against {ms(change['a'])} ({change['ms']:+g} ms)")
+    if not apart:
+        return []
+    return [
+        finding(
+            "warning",
+            f"In {plural(len(apart), 'step')} the purchases' p95 measured from their arrivals' due times "
+            f"exceeded the p95 from when they were sent by more than the noise floor ({NOISE_PCT:g} % and "
+            f"{NOISE_MS:g} ms): {'; '.join(apart)}. The gap is time purchases waited for a free user or a "
+            "busy Locust process before they were sent (coordinated omission): learners met the "
+            "latency from the schedule.",
         )
     ]
