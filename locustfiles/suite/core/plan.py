@@ -16,6 +16,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 MISS_TOLERANCE = 1.0
+SPAWN_SECONDS = 2  # open model: Locust's shape ticks every second, then spawns over one more
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,10 @@ class Plan:
 
     def t0_for(self, now: float, users: int) -> float:
         """The run's t0 for a test that started at ``now``: its first step starts on a whole
-        second."""
-        return float(math.ceil(now))
+        second. An open model's users are made before t0 (users/shape.py), SPAWN_SECONDS for
+        it: the first arrivals find them waiting, not still being made (they came up to 0.8 s
+        late, and were counted waiting for a free user)."""
+        return float(math.ceil(now)) + (SPAWN_SECONDS if self.open_model else 0)
 
     def step_end(self, index: int) -> float:
         """Seconds after t0 at which step ``index`` ends: where the next one starts."""

@@ -17,8 +17,8 @@ class SuiteShape(LoadTestShape):
             return (0, 1)
         plan = run.plan
         offset = time.time() - run.t0
-        if offset < 0:  # the first step starts on a whole second
-            return (0, 1)
+        if offset < 0:  # the first step starts on a whole second; an open model's users wait for it
+            return (plan.users, max(plan.users, 1)) if plan.open_model else (0, 1)
         if not plan.open_model:
             if offset >= plan.seconds:
                 return None

@@ -143,6 +143,8 @@ def test_each_claimed_arrival_names_its_index_in_the_whole_plan():
 def test_a_written_plan_starts_on_the_next_whole_second_and_ignores_the_user_count():
     p = catalogue.get("ramp").plan({"USERS": "1 2", "STEP_SECONDS": "10"})
     assert p.t0_for(1000.2, users=7) == 1001.0
+    # An open model's users are made first: its first step starts two seconds later.
+    assert catalogue.get("rpm").plan({}).t0_for(1000.2, users=7) == 1003.0
     assert [p.step_end(0), p.step_end(1)] == [10, 20]
     p.follow(7, 3.0)
     p.stop(5.0)
