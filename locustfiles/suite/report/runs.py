@@ -25,12 +25,27 @@ COLUMNS = [
     "failures",
     "p95 (ms)",
     "capacity RPM",
+    "CPU ms per purchase",
+    "lost",
 ]
 
 
 TAB = {"key": "suite_runs", "title": "Runs"}
 TAB_RUNS = 50
-KEYS = ("run", "profile", "started", "seconds", "verdict", "requests", "failures", "p95", "capacity_rpm")
+KEYS = (
+    "run",
+    "profile",
+    "started",
+    "seconds",
+    "verdict",
+    "requests",
+    "failures",
+    "p95",
+    "capacity_rpm",
+    "cpu_ms_per_purchase",
+    "lost",
+)
+PAGE = 50  # runs on a page of the Runs page
 
 
 # Each run's line by its folder, with its summary's modification time: a summary is read again
@@ -69,6 +84,8 @@ def line(folder: Path) -> dict:
         "failures": overall.get("failures"),
         "p95": overall.get("p95"),
         "capacity_rpm": summary.get("capacity_rpm"),
+        "cpu_ms_per_purchase": (summary.get("cpu_ms_per_purchase") or {}).get("services"),
+        "lost": (summary.get("audit") or {}).get("lost"),
         "report": (folder / "report.html").is_file(),
     }
 
@@ -98,20 +115,30 @@ def sections(lines: list[dict], link) -> list[dict]:
                     r["failures"],
                     r["p95"],
                     r["capacity_rpm"],
+                    r["cpu_ms_per_purchase"],
+                    r["lost"],
                 ]
             ),
         ]
         for r in lines
     ]
-    return [section("runs", "Runs", table(COLUMNS, rows, ["p95: the order row's, over the whole run."]))]
+    notes = [
+        "p95: the order row's, over the whole run. CPU ms per purchase: the services' (ecommerce, "
+        "lms_stub, MariaDB, the rollup). lost: purchases answered 2xx without their order, by the audit."
+    ]
+    return [section("runs", "Runs", table(COLUMNS, rows, notes))]
 
 
-def page(runs_dir: Path, link: Callable[[str], str], compare_url: str) -> str:
-    """The Runs page's HTML: the table, and a form that compares two of the runs."""
+def page(runs_dir: Path, link: Callable[[str], str], compare_url: str, number: int = 1) -> str:
+    """The Runs page's HTML: page ``number`` of the table (PAGE runs, newest first; a number
+    past the last shows the last), and a form that compares two of all the runs."""
     lines = listed(runs_dir)
+    pages = max(1, -(-len(lines) // PAGE))
+    number = min(max(number, 1), pages)
     return HTML.get_template("runs.html.j2").render(
         title="Load runs on this machine",
-        sections=sections(lines, link),
+        sections=sections(lines[(number - 1) * PAGE : number * PAGE], link),
+        pager={"number": number, "pages": pages},
         names=[r["run"] for r in lines if "unreadable" not in r],
         compare_url=compare_url,
         inline=None,  # the page has no plot

@@ -30,7 +30,9 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
 
     @app.route(RUNS)
     def suite_runs():
-        return Response(runs.page(runs_dir, report_url, COMPARE), mimetype="text/html")
+        number = request.args.get("page", "1")
+        number = int(number) if number.isdigit() and len(number) < 6 else 1
+        return Response(runs.page(runs_dir, report_url, COMPARE, number), mimetype="text/html")
 
     @app.route(RUNS + "/<name>/report.html")
     def suite_run_report(name: str):
@@ -42,8 +44,7 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
         folders = [runs.by_name(runs_dir, name) for name in (a, b)]
         if None in folders:
             return Response(f"Pick two runs listed on {RUNS} (a={a!r}, b={b!r}).", 400)
-        result = compare.compare(*map(compare.load, folders), get("NOISE_PCT"), get("NOISE_MS"))
-        return Response(compare.html(result, a, b), mimetype="text/html")
+        return Response(_compared(*folders), mimetype="text/html")
 
 
 def add_live(web_ui, state: Callable[[], live.Live], groups: tuple[str, ...], runs_dir: Path) -> None:
@@ -95,6 +96,19 @@ class Budgeted:
             made = self.make(now)
             self.kept = (phase, began, time.perf_counter() - began, made)
         return self.kept[3]
+
+
+def _compared(a: Path, b: Path) -> str:
+    """make compare's page of runs ``a`` and ``b``, made once and kept in b's folder (made again
+    when either summary changed since)."""
+    kept = b / f"compare-{a.name}.html"
+    changed = max((a / "summary.json").stat().st_mtime, (b / "summary.json").stat().st_mtime)
+    if kept.is_file() and kept.stat().st_mtime >= changed:
+        return kept.read_text()
+    result = compare.compare(compare.load(a), compare.load(b), get("NOISE_PCT"), get("NOISE_MS"))
+    html = compare.html(result, a.name, b.name)
+    kept.write_text(html)
+    return html
 
 
 def report_url(name: str) -> str:

@@ -4,6 +4,7 @@ first with each run's figures, each report one click away, two runs compared, an
 no run's refused."""
 
 import json
+import os
 
 import pytest
 from flask import Flask
@@ -55,6 +56,8 @@ def test_the_runs_are_listed_newest_first_with_their_figures(runs_dir):
         "failures": summary["overall"]["failures"],
         "p95": summary["overall"]["p95"],
         "capacity_rpm": None,
+        "cpu_ms_per_purchase": summary["cpu_ms_per_purchase"]["services"],
+        "lost": summary["audit"]["lost"],
         "report": True,
     }
 
@@ -121,6 +124,8 @@ def test_the_runs_tab_lists_the_newest_runs_as_text_with_their_reports_address(r
         "failures": blocks.fmt(newer["overall"]["failures"]),
         "p95": blocks.fmt(newer["overall"]["p95"]),
         "capacity_rpm": blocks.fmt(None),
+        "cpu_ms_per_purchase": blocks.fmt(newer["cpu_ms_per_purchase"]["services"]),
+        "lost": blocks.fmt(newer["audit"]["lost"]),
         "report": f"/suite/runs/{NEWER}/report.html",
     }
     assert rows[-1] == {"run": "two runs compared: /suite/runs"}
@@ -133,3 +138,27 @@ def test_the_runs_tab_shows_the_newest_runs_and_says_how_many_more(tmp_path, mon
     rows = runs.tab_rows(lines, webpages.report_url, webpages.RUNS)
     assert [row["run"] for row in rows] == ["b", "1 more, and two runs compared: /suite/runs"]
     assert rows[0]["report"] == "none"
+
+
+def test_the_runs_page_is_paged_newest_first(client, monkeypatch):
+    monkeypatch.setattr(runs, "PAGE", 2)
+    first = client.get("/suite/runs").get_data(as_text=True)
+    assert "Page 1 of 2" in first and '<a href="?page=2">older runs</a>' in first
+    assert NEWER in first.split("Compare two runs")[0] and f"{OLDER}</a>" not in first
+    second = client.get("/suite/runs?page=2").get_data(as_text=True)
+    assert f'<a href="/suite/runs/{OLDER}/report.html">{OLDER}</a>' in second
+    assert '<a href="?page=1">newer runs</a>' in second
+    for odd in ("0", "99", "x", "9" * 40):  # the nearest page, never an error
+        assert client.get(f"/suite/runs?page={odd}").status_code == 200
+
+
+def test_a_comparison_is_kept_in_the_newer_runs_folder_and_made_again_when_a_run_changed(client, runs_dir):
+    kept = runs_dir / NEWER / f"compare-{OLDER}.html"
+    first = client.get(f"/suite/compare?a={OLDER}&b={NEWER}").get_data(as_text=True)
+    assert kept.read_text() == first
+    kept.write_text("kept")  # served from the folder while neither summary changed
+    assert client.get(f"/suite/compare?a={OLDER}&b={NEWER}").get_data(as_text=True) == "kept"
+    summary = runs_dir / OLDER / "summary.json"
+    summary.write_text(summary.read_text())
+    os.utime(kept, (0, 0))  # older than the summary now
+    assert client.get(f"/suite/compare?a={OLDER}&b={NEWER}").get_data(as_text=True) == first
