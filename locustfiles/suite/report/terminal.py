@@ -7,6 +7,7 @@ per-step table, the CPU per purchase, the audit line, and for edX's 2015 client 
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results, scalability
+from locustfiles.suite.report.sections import traffic
 
 COLUMNS = (  # header, key, width
     ("step", "label", 14),
@@ -21,14 +22,32 @@ COLUMNS = (  # header, key, width
 )
 
 
+SCHEDULED = ("p95 sched", 9)  # an open model's p95 from the schedule, after p95
+
+
 def step_table(rows: list[dict], overall: dict | None = None) -> dict:
     """The steps (and the whole run) as a table block of the report model, marked where a
-    percentile rests on too few samples."""
+    percentile rests on too few samples; an open-model run's with its p95 from the schedule."""
+    every = [*rows, *([overall] if overall else [])]
+    scheduled = any("from_schedule" in row for row in every)
+    headers = [h for h, _, _ in COLUMNS]
+    at = headers.index("p95") + 1
 
     def line(row: dict) -> list[dict]:
-        return [figure_cell(row, key, None if key == "label" else "num") for _, key, _ in COLUMNS]
+        cells = [figure_cell(row, key, None if key == "label" else "num") for _, key, _ in COLUMNS]
+        return cells[:at] + [traffic.from_schedule_cell(row)] + cells[at:] if scheduled else cells
 
-    return table([h for h, _, _ in COLUMNS], [line(r) for r in [*rows, *([overall] if overall else [])]])
+    return table(
+        headers[:at] + [SCHEDULED[0]] + headers[at:] if scheduled else headers, [line(r) for r in every]
+    )
+
+
+def widths(block: dict) -> list[int]:
+    """The terminal's least column widths for a step table (the scheduled column where it has it)."""
+    least = [width for _, _, width in COLUMNS]
+    if SCHEDULED[0] in block["headers"]:
+        least.insert(block["headers"].index(SCHEDULED[0]), SCHEDULED[1])
+    return least
 
 
 def audit_line(audit: dict) -> str:
@@ -134,10 +153,12 @@ def lines(summary: dict) -> list[str]:
             f"failed, {warm.get('missed')} missed, p95 {fmt(warm.get('p95'))} ms"
         )
     out.append("")
-    widths = [width for _, _, width in COLUMNS]
-    out += plain(step_table(summary["steps"], {**summary["overall"], "label": "all"}), widths)
+    steps = step_table(summary["steps"], {**summary["overall"], "label": "all"})
+    out += plain(steps, widths(steps))
     if any(row.get("thin") for row in summary["steps"]):
         out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
+    if SCHEDULED[0] in steps["headers"]:
+        out.append("(p95 sched: from each purchase's due time, as the arrivals were scheduled)")
     out.append("")
     cpu = cpu_line(summary)
     if cpu:

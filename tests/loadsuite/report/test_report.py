@@ -10,7 +10,7 @@ from locustfiles.suite.core import blocks, names
 from locustfiles.suite.core.histogram import nearest_rank
 from locustfiles.suite.figures import results, time_split
 from locustfiles.suite.record.recorder import Recorder
-from locustfiles.suite.report import compare
+from locustfiles.suite.report import compare, terminal
 from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.stack import hosts
 from locustfiles.suite.users import paid_journey
@@ -143,9 +143,23 @@ def test_an_open_model_step_table_shows_the_p95_from_the_schedule_beside_p95(tmp
     report.write(summary, tmp_path)
     assert f"| {row['p95']} | {row['from_schedule']['p95']} |" in (tmp_path / "report.md").read_text()
 
+    # The terminal's table too, after p95, with a line saying what it is.
+    printed = terminal.lines(summary)
+    header = next(line for line in printed if line.startswith("step"))
+    assert header.split()[-4:] == ["p95", "p95", "sched", "p99"]
+    last = next(line for line in printed if line.startswith("all"))
+    assert last.split()[-3:] == [
+        str(summary["overall"]["p95"]),
+        str(summary["overall"]["from_schedule"]["p95"]),
+        str(summary["overall"]["p99"]),
+    ]
+    assert any(line.startswith("(p95 sched: from each purchase's due time") for line in printed)
+
     closed, recorder, _ = recorded()
-    table = next(b for b in traffic.steps(summary_for(closed, recorder))["blocks"] if b["kind"] == "table")
+    closed_summary = summary_for(closed, recorder)
+    table = next(b for b in traffic.steps(closed_summary)["blocks"] if b["kind"] == "table")
     assert "p95 from schedule" not in table["headers"] and traffic.FROM_SCHEDULE_NOTE not in table["notes"]
+    assert not any("sched" in line for line in terminal.lines(closed_summary))
 
 
 def test_the_report_splits_the_order_time_from_the_services_server_timing(tmp_path):
