@@ -20,10 +20,12 @@ from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_docum
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
+from locustfiles.suite.figures.results import thin
 from locustfiles.suite.report import HTML, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = PERCENTILE_KEYS  # the figures compared
+SCHEDULED = "p95_from_schedule"  # an open model's, shown beside them (not counted as a change)
 TITLE = "Run comparison"
 
 
@@ -46,6 +48,7 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
                 "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
                 "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
                 **{key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS},
+                SCHEDULED: _scheduled(row_a, row_b, noise_pct, noise_ms),
             }
         )
     overall = {
@@ -53,6 +56,7 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
         "rps": delta(a["overall"].get("rps"), b["overall"].get("rps"), noise_pct, 0),
         "errors": {"a": a["overall"].get("errors"), "b": b["overall"].get("errors")},
         **{key: _percentile(a["overall"], b["overall"], key, noise_pct, noise_ms) for key in KEYS},
+        SCHEDULED: _scheduled(a["overall"], b["overall"], noise_pct, noise_ms),
     }
     return {
         "a": {"profile": a["profile"], "started": a["started"], "config": a["config"]},
@@ -72,6 +76,17 @@ def _percentile(row_a: dict, row_b: dict, key: str, noise_pct: float, noise_ms: 
     if key in (row_a.get("thin") or []) or key in (row_b.get("thin") or []):
         d.update(thin=True, significant=False)
     return d
+
+
+def _scheduled(row_a: dict, row_b: dict, noise_pct: float, noise_ms: float) -> dict | None:
+    """B − A for an open-model row's p95 from the schedule (None unless both runs have it),
+    thin as its samples say in either run."""
+    found_a, found_b = row_a.get("from_schedule"), row_b.get("from_schedule")
+    if not found_a or not found_b:
+        return None
+    shown = {"p95": found_a["p95"], "thin": [k for k in ("p95",) if k in thin(found_a["samples"])]}
+    other = {"p95": found_b["p95"], "thin": [k for k in ("p95",) if k in thin(found_b["samples"])]}
+    return _percentile(shown, other, "p95", noise_pct, noise_ms)
 
 
 def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | None:
@@ -161,10 +176,7 @@ def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
             "percentiles",
             "Order endpoint per step, A against B (ms)",
             image("percentiles.png", "p50, p95 and p99 per step, A beside B"),
-            table(
-                ["step", "RPS", *KEYS],
-                [[row["step"], _rps(row["rps"]), *[_change(row[k]) for k in KEYS]] for row in every],
-            ),
+            _percentile_table(every),
         ),
         section(
             "changes",
@@ -173,6 +185,21 @@ def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
         ),
         _cpu_section(result),
     ]
+
+
+def _percentile_table(every: list[dict]) -> dict:
+    """Each step's RPS and percentiles, A → B; with the p95 from the schedule after p95 when
+    both runs are open-model."""
+    scheduled = any(row[SCHEDULED] for row in every)
+    at = KEYS.index("p95") + 1
+    headers = ["step", "RPS", *KEYS[:at], *(["p95 from schedule"] if scheduled else []), *KEYS[at:]]
+
+    def line(row: dict) -> list:
+        changes = [_change(row[k]) for k in KEYS]
+        extra = [_change(row[SCHEDULED]) if row[SCHEDULED] else None] if scheduled else []
+        return [row["step"], _rps(row["rps"]), *changes[:at], *extra, *changes[at:]]
+
+    return table(headers, [line(row) for row in every])
 
 
 def markdown(result: dict, a_path: str, b_path: str) -> str:

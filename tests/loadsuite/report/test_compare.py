@@ -140,3 +140,35 @@ def test_a_thin_percentile_is_marked_and_never_called_significant():
     assert "(+300 ms, +300 %)† |" in compare.markdown(result, "a", "b")
     step_b["thin"] = []
     assert compare.compare(a, b)["steps"][0]["p99"]["significant"]
+
+
+def open_model_run(late: float) -> dict:
+    env = {"RPM": "600", "DURATION": "20", "WARMUP_SECONDS": "0"}
+    p, recorder, _, _ = synthetic.recorded("rpm", env, late=late)
+    return synthetic.summary_for(p, recorder)
+
+
+def test_two_open_model_runs_are_compared_on_the_p95_from_the_schedule_too():
+    a, b = open_model_run(0.1), open_model_run(0.5)
+    result = compare.compare(a, b)
+    found = result["overall"][compare.SCHEDULED]
+    assert (found["a"], found["b"]) == (
+        a["overall"]["from_schedule"]["p95"],
+        b["overall"]["from_schedule"]["p95"],
+    )
+    assert found["b"] > found["a"] and found["significant"]
+    table = next(b for b in compare.sections(result, "a", "b")[1]["blocks"] if b["kind"] == "table")
+    at = table["headers"].index("p95")
+    assert table["headers"][at + 1] == "p95 from schedule"
+    assert table["rows"][-1][at + 1]["text"].startswith(f"{found['a']:g} → {found['b']:g}")
+    # Not a change counted with the percentiles (it is significant here), and no column where a
+    # run is closed-model.
+    every = [*result["steps"], result["overall"]]
+    assert result["significant"] == sum(1 for row in every for key in compare.KEYS if row[key]["significant"])
+    closed, _ = runs()
+    mixed = compare.compare(a, closed)
+    assert mixed["overall"][compare.SCHEDULED] is None
+    headers = next(b for b in compare.sections(mixed, "a", "b")[1]["blocks"] if b["kind"] == "table")[
+        "headers"
+    ]
+    assert "p95 from schedule" not in headers
