@@ -125,6 +125,6 @@ def run_environment(base: Mapping[str, str], form: Mapping[str, str]) -> tuple[s
             env[field.name] = value
         else:
             env.pop(field.name, None)
-    profile = env.get("PROFILE") or MANUAL
+    profile = given("PROFILE", env) or MANUAL
     env["PROFILE"] = profile
     return profile, env
