@@ -67,8 +67,26 @@ def test_a_statement_without_an_index_is_named():
     statement = "SELECT `order_order` . `id` FROM `order_order` WHERE `order_order` . `user_id` = ?"
     planted["sql"]["no_index"] = [synthetic.statement(statement, count=120, no_index=120)]
     (text,) = [t for t in texts(findings.findings(planted), "warning") if "index" in t]
-    assert text == f"1 statement ran without a (good) index; the most frequent, 120 calls: {statement}"
+    assert text == (
+        "1 statement ran without a (good) index; the most frequent, 120 calls, 250 rows read a call: "
+        + statement
+    )
     assert "Every statement the requests ran used an index." in texts(findings.findings(summary()))
+
+
+def test_a_statement_reading_a_few_rows_of_lookup_tables_without_an_index_is_no_warning():
+    planted = summary()
+    lookup = synthetic.statement("SELECT `c` . `name` FROM `catalogue_productclass` `c`", count=8, no_index=8)
+    planted["sql"]["no_index"] = [{**lookup, "rows_examined_per_call": 10.0}]
+    assert not [t for t in texts(findings.findings(planted), "warning") if "index" in t]
+    assert (
+        "1 statement ran without a (good) index, reading at most 100 rows a call (small lookup tables, "
+        "which no index would make cheaper)." in texts(findings.findings(planted), "info")
+    )
+    growing = synthetic.statement("SELECT `o` . `id` FROM `order_order` `o`", count=50, no_index=50)
+    planted["sql"]["no_index"].append(growing)
+    (text,) = [t for t in texts(findings.findings(planted), "warning") if "index" in t]
+    assert text.startswith("1 statement ran without a (good) index (1 more read at most 100 rows a call)")
 
 
 def test_a_broken_threshold_names_the_step_that_broke_it():
