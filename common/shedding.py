@@ -23,7 +23,8 @@ the CPU and ends in time; the caller may come back after Retry-After. Two polici
   no arrival time to measure a request's wait from; the loop's lateness is that wait, seen from
   inside. Chosen by measurement (docs/decisions.md, issue 29): it refused nothing while the
   machine had more than 11 % of its CPU to spare but two purchases of one cold start, where the
-  count refused in every warm-up and with 10 % idle.
+  count refused in every warm-up and with 10 % idle. A worker's first seconds of work
+  (common.queueing.WARM_SECONDS) are not judged: its loop runs late on what it does once.
 * ``in-flight``: a static count. While the requests doing the worker's work fill its limit
   (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain, but blind:
   a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive
@@ -167,7 +168,7 @@ class QueueDelay(InFlight):
     def admit(self, may_shed: bool) -> bool:
         self.lag.start()
         with self._lock:
-            if may_shed and self.lag.gate.queueing:
+            if may_shed and self.lag.gate.queueing and not self.lag.warming:
                 self.shed += 1
                 return False
             self.busy += 1

@@ -11,7 +11,7 @@ from django.test import RequestFactory
 
 from common import shedding, timing
 from common.contract import paths
-from common.queueing import Codel, LoopLag
+from common.queueing import WARM_SECONDS, Codel, LoopLag
 from common.shedding import (
     ECOMMERCE_SHEDDABLE,
     LMS_SHEDDABLE,
@@ -250,14 +250,19 @@ def test_loop_lag_measures_how_late_each_tick_wakes_and_judges_it():
 
 def test_the_queue_delay_policy_refuses_new_work_only_while_the_loop_queues():
     gate = Codel(target=0.005, interval=0.1)
-    policy = QueueDelay(LoopLag(gate, tick=3600))  # its sampler starts, and sleeps for an hour
+    clock = FakeClock([])
+    # Its sampler starts at the first work and sleeps for an hour (time.sleep: the fake clock
+    # moves only when the test moves it).
+    policy = QueueDelay(LoopLag(gate, tick=3600, clock=clock))
     assert all(policy.admit(True) for _ in range(50))  # no count limits it
     gate.queueing = True
+    assert policy.admit(True)  # the worker's first seconds of work: not judged
+    clock.now += WARM_SECONDS
     assert not policy.admit(True)
     assert policy.admit(False)  # work that completes accepted work is never refused
     gate.queueing = False
     assert policy.admit(True)
-    assert (policy.busy, policy.admitted, policy.shed) == (52, 52, 1)
+    assert (policy.busy, policy.admitted, policy.shed) == (53, 53, 1)
     assert "in flight" in policy.state() and "target 5 ms" in policy.state()
 
 
