@@ -92,6 +92,7 @@ def failover():
         "purchases": len(bought),
         "failures_by_status": counts["failures_by_status"],
         "failures_not_json": counts["failures_not_json"],
+        "failures_no_answer": counts["failures_no_answer"],
         "failures_after_back": sum(
             1 for r in bought if not r.ok and r.start >= started + (back_after(bought, started) or 0)
         ),
@@ -113,6 +114,7 @@ def _markdown(result: dict) -> str:
         ("requests / purchases", f"{result['requests']} / {result['purchases']}"),
         ("failures by status", str(result["failures_by_status"])),
         ("failures not JSON", str(result["failures_not_json"])),
+        ("failures with no answer (refused, cut)", str(result["failures_no_answer"])),
         ("failed purchases after service was back", str(result["failures_after_back"])),
         (
             "audit on db-2 after retry",
