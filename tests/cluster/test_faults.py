@@ -26,6 +26,7 @@ This module runs last (conftest.py): its new release would make the second deplo
 test_redeploy.py ship a release again."""
 
 import json
+import re
 import time
 
 import pytest
@@ -53,6 +54,7 @@ VICTIM = "ecommerce-2"
 FAULT_SECONDS = 10
 QUIET_SECONDS = 10
 FAULTS = ["services_stopped", "link_down", "lms_restarted", "balancer_restarted", "rolling_deploy"]
+LMS_PROGRAM = "ansible/roles/lms_stub/templates/lms_stub.supervisor.conf.j2"
 HAPROXY = yaml.safe_load((ROOT / "ansible/roles/haproxy/defaults/main.yml").read_text())
 
 
@@ -75,9 +77,10 @@ REROUTE_BOUND = CHECK_FALL * (CHECK_INTERVAL + CHECK_TIMEOUT) + MARGIN
 # when a program stops gracefully, and for the first purchase after a restart to be answered.
 ORDER_SECONDS = 2
 # (f) From the fault's start: lms-1 down FAULT_SECONDS (its shutdown, gunicorn finishing the
-# orders in flight, falls within them), then supervisord started and lms_stub RUNNING after its
-# startsecs (roles/lms_stub: 5 s; gunicorn listens before), then a learner's login and purchase.
-LMS_STARTSECS = 5
+# orders in flight, falls within them), then supervisord started and gunicorn's boot, within
+# the startsecs supervisord gives lms_stub to come up (roles/lms_stub), then a learner's login
+# and purchase.
+LMS_STARTSECS = int(re.search(r"^startsecs=(\d+)$", (ROOT / LMS_PROGRAM).read_text(), re.MULTILINE).group(1))
 LMS_BACK_BOUND = FAULT_SECONDS + LMS_STARTSECS + 2 * ORDER_SECONDS + MARGIN
 # (g) The old HAProxy's soft stop (SIGUSR1) closes its listeners and finishes the requests in
 # flight; supervisord starts the new one once it has exited, which listens within a second with
