@@ -76,7 +76,7 @@ class ClusterHosts(faults.Hosts):
     def supervisord(self, host: str, running: bool) -> str:
         # As roles/common runs it (its umask, and its @reboot job), and only if it is not running
         # (its pid file's process is alive); `supervisorctl status` answers 0 once every program
-        # is RUNNING.
+        # is started (STARTING counts: lms_stub's startsecs are not waited for).
         ctl = f"supervisorctl -c {SUPERVISOR_CONF}"
         alive = f'pid=$(cat {SUPERVISOR_PIDFILE} 2>/dev/null) && kill -0 "$pid" 2>/dev/null'
         if running:

@@ -56,7 +56,7 @@ class Hosts:
 
     def supervisord(self, host: str, running: bool) -> str:
         """``host``'s supervisord shut down (each program stopped, as when the host shuts down)
-        and gone; or started as the host starts it at boot, and its programs running."""
+        and gone; or started as the host starts it at boot, and its programs started."""
         raise NotImplementedError
 
     def rolling_deploy(self) -> tuple[int, str]:
