@@ -23,6 +23,10 @@ ADDRESSES = hosts()
 CLUSTER_DIR = Path(get("CLUSTER_DIR"))
 OUT = CLUSTER_DIR / "faults"
 SUPERVISOR_CONF = f"{PREFIX}/etc/supervisord.conf"
+SUPERVISOR_PIDFILE = f"{PREFIX}/supervisor/supervisord.pid"
+# How long a supervisord may take to stop its programs (gunicorn's graceful timeout and more),
+# or to have them all RUNNING again (their startsecs and more).
+SUPERVISORD_SECONDS = 60
 RPM = 450  # purchases a minute: 7.5 a second, well within what the 2 shared cores sustain
 SECRETS = yaml.safe_load((ROOT / "ansible/inventories/cluster/group_vars/all/test-secrets.yml").read_text())
 
@@ -68,6 +72,22 @@ class ClusterHosts(faults.Hosts):
 
     def programs(self, host: str, action: str, names: list[str]) -> str:
         return self.run(host, "supervisorctl", "-c", SUPERVISOR_CONF, action, *names)
+
+    def supervisord(self, host: str, running: bool) -> str:
+        # As roles/common runs it (its umask, and its @reboot job), and only if it is not running
+        # (its pid file's process is alive); `supervisorctl status` answers 0 once every program
+        # is started (STARTING counts: lms_stub's startsecs are not waited for).
+        ctl = f"supervisorctl -c {SUPERVISOR_CONF}"
+        alive = f'pid=$(cat {SUPERVISOR_PIDFILE} 2>/dev/null) && kill -0 "$pid" 2>/dev/null'
+        if running:
+            script = (
+                f"{alive} || (umask 027 && supervisord -c {SUPERVISOR_CONF}) && "
+                f"until {ctl} status >/dev/null; do sleep 0.2; done"
+            )
+        else:
+            gone = 'while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done'
+            script = f"{alive} || exit 0; {ctl} shutdown && {gone}"
+        return self.run(host, "timeout", str(SUPERVISORD_SECONDS), "/bin/sh", "-c", script)
 
     def rolling_deploy(self) -> tuple[int, str]:
         source = new_release()

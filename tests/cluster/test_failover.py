@@ -82,16 +82,20 @@ def failover():
     with database_environment("db-2"):
         totals = audit_purchases(load, marks, bought)
     counts = fault_table.request_counts(requests, 0, math.inf, None)  # the whole run
+    back = fault_table.orders_back(requests, crashed_at, math.inf)  # as the fault table's rows
     result = {
         "exit_code": done.returncode,
         "recap": [line for line in done.stdout.splitlines() if " : ok=" in line],
         "playbook_seconds": round(ended - started, 2),
         "crash_to_failover_s": round(started - crashed_at, 2),
         "back_after_failover_start_s": back_after(bought, started),
+        "back_after_crash_s": back["orders_back_after_s"],
+        "last_failure_after_crash_s": back["last_failure_after_s"],
         "requests": len(requests),
         "purchases": len(bought),
         "failures_by_status": counts["failures_by_status"],
         "failures_not_json": counts["failures_not_json"],
+        "failures_no_answer": counts["failures_no_answer"],
         "failures_after_back": sum(
             1 for r in bought if not r.ok and r.start >= started + (back_after(bought, started) or 0)
         ),
@@ -110,9 +114,14 @@ def _markdown(result: dict) -> str:
         ("failover.yml", f"exit {result['exit_code']} in {result['playbook_seconds']} s"),
         ("crash to failover start", f"{result['crash_to_failover_s']} s"),
         ("orders succeed again", f"{result['back_after_failover_start_s']} s after the failover's start"),
+        (
+            "orders succeed again after the crash",
+            f"{result['back_after_crash_s']} s (the last failure {result['last_failure_after_crash_s']} s)",
+        ),
         ("requests / purchases", f"{result['requests']} / {result['purchases']}"),
         ("failures by status", str(result["failures_by_status"])),
         ("failures not JSON", str(result["failures_not_json"])),
+        ("failures with no answer (refused, cut)", str(result["failures_no_answer"])),
         ("failed purchases after service was back", str(result["failures_after_back"])),
         (
             "audit on db-2 after retry",

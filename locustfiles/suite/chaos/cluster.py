@@ -1,5 +1,6 @@
-"""Faults across hosts: an ecommerce host of the pair lost and back, and a rolling deploy of a
-new release, under a steady load through the load balancer (the table they make: fault_table.py).
+"""Faults across hosts: an ecommerce host of the pair lost and back, a rolling deploy of a new
+release, the LMS host restarted and the balancer restarted, under a steady load through the load
+balancer (the table they make: fault_table.py).
 
 As the chaos profile's faults (faults.py), each is a ``Fault`` that causes itself for a while
 and ends itself (``inject``, ``undo``), noting what it did in an ``Event``. Unlike those they
@@ -18,7 +19,10 @@ need NTP, as the suite's distributed runs do):
 * rerouted: the balancer shows the host DOWN (``down_after_s``), and the last request it sent
   the host (``last_routed_after_s``: the last reading whose count of requests sent to it grew);
 * back: the fault's undo began (``event.detail["ending"]``), the balancer shows the host UP again
-  (``up_again_after_s``) and sends it requests again (``traffic_again_after_s``).
+  (``up_again_after_s``) and sends it requests again (``traffic_again_after_s``);
+* orders succeed again (every fault, from the request log alone): the answer of the first
+  purchase answered 2xx that started after the fault and after the window's last failed request
+  (``orders_back_after_s``), and that last failure's answer (``last_failure_after_s``).
 """
 
 import csv
@@ -47,7 +51,12 @@ class Hosts:
         raise NotImplementedError
 
     def programs(self, host: str, action: str, names: list[str]) -> str:
-        """supervisorctl ``action`` (stop, start) of ``names`` on ``host``."""
+        """supervisorctl ``action`` (stop, start, restart) of ``names`` on ``host``."""
+        raise NotImplementedError
+
+    def supervisord(self, host: str, running: bool) -> str:
+        """``host``'s supervisord shut down (each program stopped, as when the host shuts down)
+        and gone; or started as the host starts it at boot, and its programs started."""
         raise NotImplementedError
 
     def rolling_deploy(self) -> tuple[int, str]:
@@ -124,10 +133,10 @@ class Watch(threading.Thread):
         return None
 
 
-class HostFault(Fault):
-    """A fault of one ecommerce host (``victim``), which the balancer must route around."""
+class HeldFault(Fault):
+    """A fault of one host (``victim``): caused, held ``seconds`` from its start, then undone."""
 
-    victim = "ecommerce-2"
+    victim = ""
 
     def cause(self, hosts: Hosts) -> None:
         raise NotImplementedError
@@ -140,6 +149,12 @@ class HostFault(Fault):
         event.detail["ending"] = time.time()
         self.undo(hosts)
         event.ended = time.time()
+
+
+class HostFault(HeldFault):
+    """A fault of one ecommerce host, which the balancer must route around."""
+
+    victim = "ecommerce-2"
 
 
 class ServicesStopped(HostFault):
@@ -181,7 +196,45 @@ class RollingDeploy(Fault):
             event.error = f"the rolling deploy failed ({code}): {output[-1500:]}"
 
 
-CLUSTER_FAULTS: dict[str, Fault] = {f.name: f for f in (ServicesStopped(), LinkDown(), RollingDeploy())}
+class HostRestarted(HeldFault):
+    """lms-1 restarted: its supervisord shut down (gunicorn finishes the requests in flight),
+    the host down for the fault's seconds, then supervisord started as at boot (roles/common's
+    @reboot job). A restart of the whole supervisord rather than of its programs: it is what a
+    reboot does to the host (every program, not a chosen few) and just as easy to cause."""
+
+    name = "lms_restarted"
+    title = "lms-1 restarted (its supervisord shut down, started again)"
+    victim = "lms-1"
+
+    def cause(self, hosts: Hosts) -> None:
+        hosts.supervisord(self.victim, running=False)
+
+    def undo(self, hosts: Hosts) -> None:
+        hosts.supervisord(self.victim, running=True)
+
+
+class BalancerRestarted(Fault):
+    """lb-1's HAProxy restarted by its supervisord (supervisorctl restart, as after an upgrade):
+    a soft stop (SIGUSR1: listeners closed, requests in flight finished), then a new master."""
+
+    name = "balancer_restarted"
+    title = "lb-1's HAProxy restarted"
+    victim = "lb-1"
+    programs = ["haproxy"]
+
+    def inject(self, hosts: Hosts, event: Event, seconds: float) -> None:
+        event.started = time.time()
+        hosts.programs(self.victim, "restart", self.programs)
+        event.ended = time.time()
+        event.detail["caused_in_s"] = round(event.ended - event.started, 2)
+
+    def undo(self, hosts: Hosts) -> None:
+        hosts.programs(self.victim, "start", self.programs)
+
+
+CLUSTER_FAULTS: dict[str, Fault] = {
+    f.name: f for f in (ServicesStopped(), LinkDown(), RollingDeploy(), HostRestarted(), BalancerRestarted())
+}
 
 
 @dataclass
@@ -202,8 +255,9 @@ def play(
     back_timeout: float = 120,
 ) -> Played:
     """Each fault in turn under the load already running: ``quiet_seconds`` of load before the
-    first and after each, the host faults held ``fault_seconds``, then the host watched until
-    the balancer has it UP and sends it requests again (at most ``back_timeout`` s)."""
+    first and after each, the held faults held ``fault_seconds``, then a lost ecommerce host
+    watched until the balancer has it UP and sends it requests again (at most ``back_timeout``
+    s)."""
     played = Played(load_started=time.time())
     time.sleep(quiet_seconds)
     for name in faults:

@@ -233,18 +233,22 @@ def _accepted_payments(notifications: dict | None) -> dict:
 
 
 def by_step(run_dir: Path, marks: dict[str, int], step_of) -> dict[int, dict]:
-    """lost, duplicates and partial orders per step; ``step_of(second)`` names the step of a
-    Unix second (or None)."""
+    """lost, duplicates, partial and unanswered orders per step; ``step_of(second)`` names the
+    step of a Unix second (or None)."""
     found = facts.since(marks)
     steps: dict[int, Counter] = defaultdict(Counter)
+    answered = list(read_answered(run_dir))
+    answered_numbers = {number for number, _ in answered}
     for order in found.orders:
         if is_partial(order, found.statuses):
             steps[step_of(int(order["placed"]))]["partial"] += 1
+        if order["number"] not in answered_numbers:
+            steps[step_of(int(order["placed"]))]["unanswered"] += 1
     for order in repeated_seats(found.orders):
         steps[step_of(int(order["placed"]))]["duplicates"] += 1
     committed = {order["number"] for order in found.orders}
     seen_numbers = set()
-    for number, second in read_answered(run_dir):
+    for number, second in answered:
         step = step_of(second) if second is not None else None
         if number not in committed:
             steps[step]["lost"] += 1
@@ -252,7 +256,7 @@ def by_step(run_dir: Path, marks: dict[str, int], step_of) -> dict[int, dict]:
             steps[step]["duplicates"] += 1
         seen_numbers.add(number)
     return {
-        index: {key: counts.get(key, 0) for key in ("lost", "duplicates", "partial")}
+        index: {key: counts.get(key, 0) for key in ("lost", "duplicates", "partial", "unanswered")}
         for index, counts in steps.items()
         if index is not None
     }

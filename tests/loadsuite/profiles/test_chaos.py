@@ -424,8 +424,9 @@ def test_the_audit_counts_from_the_facts(monkeypatch, tmp_path):
     }
     assert result["lost_examples"] == ["9"]
     per_step = audit.by_step(tmp_path, {"order_id": 0, "enrollment_id": 0}, lambda s: (s - 1000) // 10)
-    # Step 1 holds them all: the second answer of 2, the lost 9, the repeated seat, the partial 5.
-    assert per_step == {1: {"lost": 1, "duplicates": 2, "partial": 1}}
+    # Step 1 holds them all: the second answer of 2, the lost 9, the repeated seat, the partial 5,
+    # the three orders committed without an answer.
+    assert per_step == {1: {"lost": 1, "duplicates": 2, "partial": 1, "unanswered": 3}}
 
 
 def test_a_clean_run_passes_the_audit(monkeypatch, tmp_path):
