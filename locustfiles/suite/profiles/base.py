@@ -7,6 +7,7 @@ catalogue entry with the ``Behaviour`` of its kind of run.
 """
 
 from locustfiles.suite.core import catalogue, thresholds
+from locustfiles.suite.figures import cpu, results
 
 # A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
 ACCEPTED = "accepted purchases"
@@ -14,6 +15,14 @@ ACCEPTED = "accepted purchases"
 
 class Behaviour:
     """By default a profile does nothing beside the load and is judged on the whole run."""
+
+    def step_row(self, steps: dict, step, readings: dict[int, dict]) -> dict:
+        """A step's row as the summary has it (and the live tab shows it): results.step_row,
+        labelled as this profile labels it, its CPU accounted per purchase."""
+        row = results.step_row(steps, step, readings)
+        row["label"] = self.label(step)
+        cpu.account(row, self.purchase_endpoints)
+        return row
 
     def should_stop(self, run, now: float) -> bool:
         """Whether the run should end before its plan does (capacity: a step broke)."""

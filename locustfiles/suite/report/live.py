@@ -17,7 +17,7 @@ from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.blocks import MARKS, cell, figure_cell, fmt
 from locustfiles.suite.core.plan import Plan
 from locustfiles.suite.core.text import label
-from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.figures import results
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
@@ -87,10 +87,7 @@ def _step_row(live: Live, step) -> dict:
     key += (step.index in live.readings,)
     kept = live.cache.get(step.index)
     if kept is None or kept[0] != key:
-        row = results.step_row(live.recorder.steps, step, live.readings)
-        row["label"] = live.profile.label(step)
-        cpu.account(row, live.profile.purchase_endpoints)
-        live.cache[step.index] = kept = (key, row)
+        live.cache[step.index] = kept = (key, live.profile.step_row(live.recorder.steps, step, live.readings))
     return kept[1]
 
 

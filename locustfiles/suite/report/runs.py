@@ -106,18 +106,7 @@ def sections(lines: list[dict], link) -> list[dict]:
             *(
                 [cell(r["unreadable"], "text", "warn"), *[None] * (len(COLUMNS) - 2)]
                 if "unreadable" in r
-                else [
-                    r["profile"],
-                    r["started"],
-                    r["seconds"],
-                    r["verdict"],
-                    r["requests"],
-                    r["failures"],
-                    r["p95"],
-                    r["capacity_rpm"],
-                    r["cpu_ms_per_purchase"],
-                    r["lost"],
-                ]
+                else [r[key] for key in KEYS[1:]]
             ),
         ]
         for r in lines

@@ -93,13 +93,10 @@ class KeptRun(LoadRun):
         self.sampler = ServerSampler(Path(get("VAR_DIR", self.env)), audit.databases(), hosts)
         self.balancer = balancer.BalancerStats.from_env(self.env)
         if self.environment.web_ui:  # the latest report, every run, two compared; the live tabs
-            webpages.add(
-                self.environment.web_ui.app, run_folders.runs(get("VAR_DIR", self.env)), lambda: self.run_dir
-            )
+            runs_dir = run_folders.runs(get("VAR_DIR", self.env))
+            webpages.add(self.environment.web_ui.app, runs_dir, lambda: self.run_dir)
             groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
-            webpages.add_live(
-                self.environment.web_ui, self.live_state, groups, run_folders.runs(get("VAR_DIR", self.env))
-            )
+            webpages.add_live(self.environment.web_ui, self.live_state, groups, runs_dir)
             if hooks.OFFERED["learners"]:  # make run's: any profile from the start form
                 start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui.app)
 

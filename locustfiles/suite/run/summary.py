@@ -126,11 +126,8 @@ def _rows(profile: Behaviour, recorded: Recorded) -> tuple[dict | None, list[dic
     """(the warm-up's row or None, the measured steps' rows, every row that ran): the steps
     that began before the run finished."""
     plan = recorded.plan
-    rows = results.step_rows(plan, recorded.recorder.steps, recorded.readings)
-    ran = [r for r in rows if recorded.t0 + plan.steps[r["index"]].start < recorded.finished]
-    for row in ran:
-        row["label"] = profile.label(plan.steps[row["index"]])
-        cpu.account(row, profile.purchase_endpoints)
+    began = [step for step in plan.steps if recorded.t0 + step.start < recorded.finished]
+    ran = [profile.step_row(recorded.recorder.steps, step, recorded.readings) for step in began]
     # A warm-up is reported apart: not a step, not in "all", thresholds or verdict.
     warm_up = next((r for r in ran if plan.steps[r["index"]].warm_up), None)
     return warm_up, [r for r in ran if r is not warm_up], ran
