@@ -135,6 +135,12 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
     page.get_by_role("tab", name="Suite checks", exact=True).click()
     expect(page.locator("tbody")).to_contain_text("running")
     expect(page.locator("tbody")).to_contain_text("threshold ")
+
+    def written() -> int:  # the orders' table, read every 5 s from the run's start
+        value = {line["check"]: line["value"] for line in table_lines(page)}.get("orders written so far", "")
+        return int(value) if value.isdigit() else 0
+
+    poll(written, lambda n: n > 0, 15, "orders written so far in the Suite checks tab")
     screenshot(page, "checks-live")
 
     page.get_by_role("button", name="Stop").click()

@@ -22,6 +22,7 @@ from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
 from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell
+from locustfiles.suite.verdict import findings
 from locustfiles.suite.verdict.findings import load_generator
 
 STEPS, CHECKS = "suite", "suite_checks"  # the tabs' keys (?tab= in the web UI's address)
@@ -43,6 +44,7 @@ class Live:
     now: float
     stopping: bool = False  # stopped: the audit and the report are under way
     answered: int = 0  # order numbers answered 2xx so far (the audit looks for each)
+    written: dict[str, int] | None = None  # rows written so far, by watermark (verdict/facts.py)
     summary: dict | None = None  # the run's summary.json, once written
     run_name: str | None = None  # its folder's name
     cache: dict = dataclasses.field(default_factory=dict)  # rows made before: step index -> (key, row)
@@ -143,7 +145,9 @@ def check_lines(live: Live, found: list[dict], report_url: Callable[[str], str],
         lines += _finished(live.summary)
     else:
         lines += _thresholds(live.rules, found)
-        lines.append(_line("orders answered 2xx so far", live.answered, "the audit looks each up at the end"))
+        lines += _running_counts(live)
+        so_far_ = findings_so_far(live, found)
+        lines += [_line(f"finding so far ({f['level']})", "", f["text"]) for f in so_far_]
     lines.append(_generator(live.summary["load_generator"] if live.summary else load_generator(found)))
     if any(row.get("thin") for row in found):
         lines.append(_line("†", "", THIN_NOTE))
@@ -166,6 +170,36 @@ def _state(live: Live) -> tuple[str, str]:
     # Locust's page stops polling once the test stopped: it shows the verdict when loaded again.
     state = "stopped: audit and report under way (load the page again for the verdict)"
     return name, state if live.stopping else "running"
+
+
+# The rows each watermark's table has written so far (verdict/facts.py), as the tab names them.
+WRITTEN = {
+    "order_id": "orders written so far",
+    "enrollment_id": "enrollments written so far",
+    "notification_id": "payment notifications received so far",
+}
+
+
+def _running_counts(live: Live) -> list[dict]:
+    """The audit's counts while the run goes: the order numbers answered 2xx, and the rows each
+    database has written since the start (committed or rolled back: which were committed, and
+    which payments settled, the audit reads from the services at the end)."""
+    lines = [_line("orders answered 2xx so far", live.answered, "the audit looks each up at the end")]
+    written = live.written or {}
+    for mark, name in WRITTEN.items():
+        state = "read every 5 s; committed or rolled back (the audit counts the committed at the end)"
+        lines.append(_line(name, written.get(mark), state if mark in written else "not read yet"))
+    return lines
+
+
+def findings_so_far(live: Live, found: list[dict]) -> list[dict]:
+    """What the measured steps that ended and the run so far (``found``, rows' rows) already
+    say: verdict/findings' so_far."""
+    if not found:
+        return []
+    warm_up = {step.index for step in live.plan.steps if step.warm_up}
+    ended = [row for row in found[:-1] if not row.get("under_way") and row.get("index") not in warm_up]
+    return findings.so_far({"steps": ended, "overall": found[-1]})
 
 
 def _thresholds(rules: list, found: list[dict]) -> list[dict]:

@@ -140,7 +140,7 @@ class KeptRun(LoadRun):
         self.recorder = Recorder(self.plan)
         self.recorder.t0 = self.t0
         self.readings, self.answered_count, self.chaos_events = {}, 0, {}
-        self.summary, self.live_rows = None, {}
+        self.summary, self.live_rows, self.written = None, {}, None
         self._reading_step = None
         self._printed: set[int] = set()
         self.begin_side()
@@ -156,6 +156,7 @@ class KeptRun(LoadRun):
         self.cpu_origin = {}
         self.locust_hosts = {self.process_name: self.host_name}
         tasks = [self._watch, self._guard_memory, *self.profile.background(self), *self.side_tasks()]
+        tasks += [self._count_written] if self.environment.web_ui else []  # the live tab's
         self.greenlets = [gevent.spawn(task) for task in tasks]
         self.progress(f"{self.describe()}: started, folder {self.run_dir}")
 
@@ -174,6 +175,7 @@ class KeptRun(LoadRun):
             summary=self.summary,
             run_name=self.run_dir.name if self.run_dir else None,
             cache=self.live_rows,
+            written=self.written,
         )
 
     def describe(self) -> str:
@@ -270,6 +272,11 @@ class KeptRun(LoadRun):
         while True:
             gevent.sleep(30)
             trim_locust_memory(self.runner.stats, time.time())
+
+    def _count_written(self):
+        while True:  # every 5 s until the test stops (its greenlets are killed)
+            self.written = audit.running_counts(self.marks)
+            gevent.sleep(5)
 
     def judgeable(self, step: Step, now: float) -> bool:
         """Whether a step ended at least the plan's grace ago (and this role's report delay):

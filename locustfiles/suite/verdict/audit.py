@@ -56,6 +56,7 @@ __all__ = [
     "payments",
     "problems",
     "read_answered",
+    "running_counts",
     "watermarks",
 ]
 
@@ -127,6 +128,17 @@ def audit(run_dir: Path, marks: dict[str, int], successes: int) -> dict:
     }
     result["passed"] = not problems(result)
     return result
+
+
+def running_counts(marks: dict[str, int] | None) -> dict[str, int] | None:
+    """The rows written since ``marks`` so far (facts.written_since), for a running run's live
+    tab; None when they cannot be read now (no watermarks, the database restarting)."""
+    if marks is None:
+        return None
+    try:
+        return facts.written_since(marks)
+    except Exception:  # the next count, 5 s later, may read them
+        return None
 
 
 def problems(result: dict) -> list[str]:

@@ -77,6 +77,14 @@ def watermarks() -> dict[str, int]:
     return marks
 
 
+def written_since(marks: dict[str, int]) -> dict[str, int]:
+    """The ids each watermarked table gave out since ``marks``: its rows written since, committed
+    or rolled back (a rolled-back row's id is not given again), as a running count while the
+    run goes; which were committed is the audit's, at the end, from the services' own answers."""
+    now = watermarks()
+    return {mark: now[mark] - given for mark, given in marks.items() if mark in now}
+
+
 def since(marks: dict[str, int]) -> Since:
     order_question = ["ecommerce", "order_facts", "--since", str(marks["order_id"])]
     if "notification_id" in marks:

@@ -129,6 +129,32 @@ def test_the_thresholds_are_judged_on_the_steps_so_far_and_the_step_under_way():
     assert checks["orders answered 2xx so far"]["value"] == "0"
 
 
+def test_mid_run_the_checks_count_the_rows_written_and_state_what_the_ended_steps_say():
+    p, recorder, _, _ = synthetic.recorded(seed=5, slow_after=20)  # "3 users" five times slower
+    written = {"order_id": 41, "enrollment_id": 40, "notification_id": 2}
+    now = state(p, recorder, T0 + 25, written=written)  # "1 user" and "2 users" ended
+    found = live.rows(now)
+    checks = live.check_lines(now, found, webpages.report_url, webpages.RUNS)
+    by_name = {c["check"]: c for c in checks}
+    assert by_name["orders written so far"]["value"] == "41"
+    assert by_name["enrollments written so far"]["value"] == "40"
+    assert by_name["payment notifications received so far"]["value"] == "2"
+    # Not read yet (the first count comes 5 s into the run): said, not shown as 0.
+    unread = live.check_lines(state(p, recorder, T0 + 2), found, webpages.report_url, webpages.RUNS)
+    assert {"check": "orders written so far", "value": blocks.DASH, "state": "not read yet"} in unread
+
+    said = [c["state"] for c in checks if c["check"].startswith("finding so far")]
+    # The synthetic requests fail 2 % of the time with 503: a problem, counted over the run so far.
+    failures = found[-1]["failures"]
+    assert any(text.startswith(f"{failures} requests of {found[-1]['requests']} failed") for text in said)
+    # p95 step to step, over the steps that ended only: the slow one under way is not in it yet.
+    p95 = next(text for text in said if "p95" in text)
+    assert "stayed between" in p95 and "across 2 steps" in p95
+    assert checks.index(by_name["payment notifications received so far"]) < checks.index(
+        next(c for c in checks if c["check"].startswith("finding so far"))
+    )
+
+
 @pytest.mark.parametrize(("percent", "warned"), [(95.0, True), (40.0, False)])
 def test_the_load_generator_near_a_full_core_is_marked_as_in_the_report(percent, warned):
     p, recorder, _, _ = synthetic.recorded()

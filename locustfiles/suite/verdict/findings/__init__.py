@@ -37,6 +37,7 @@ __all__ = [
     "NEAR_FULL_CORE",
     "load_generator",
     "findings",
+    "so_far",
     "verdict_findings",
     "error_findings",
 ]
@@ -58,6 +59,20 @@ def findings(summary: dict) -> list[dict]:
         *shared_machine_findings(summary),
         *cpu_findings(summary),
         *index_findings(summary),
+        *thin_findings(summary),
+        *missed_findings(summary),
+        *from_schedule_findings(summary),
+    ]
+    return sorted(found, key=lambda f: LEVELS.index(f["level"]))
+
+
+def so_far(summary: dict) -> list[dict]:
+    """The findings a running run's rows already support (its steps that ended, and the run so
+    far as "overall"): those read from the steps and the run's endpoints alone, problems first.
+    The rest need what only the end has (the audit, the verdict, the readings of the run)."""
+    found = [
+        *p95_findings(summary),
+        *error_findings(summary),
         *thin_findings(summary),
         *missed_findings(summary),
         *from_schedule_findings(summary),
