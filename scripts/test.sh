@@ -53,6 +53,18 @@ unset ECOMMERCE_PORT LMS_PORT
 export PYTEST_ADDOPTS="--durations=8 ${PYTEST_ADDOPTS:-}"
 
 failed=()
+# pytest with the suite's arguments and the extra ones; a suite of which the extra arguments
+# select no test (pytest's exit 5, e.g. -k naming a test of another suite) is not a failure.
+extra=$#
+tests() {
+  "$PYTHON" -m pytest "$@"
+  local code=$?
+  if [ "$code" -eq 5 ] && [ "$extra" -gt 0 ]; then
+    say "(the arguments select no test of this suite)"
+    return 0
+  fi
+  return "$code"
+}
 run() {
   local key=$1 name=$2
   shift 2
@@ -91,18 +103,23 @@ start_beside lint "lint" "$ROOT/scripts/lint.sh"
 # The deployment: ansible-lint's production profile, and site.yml parsed with every inventory
 # (the molecule scenario that converges it is `make deploy-test`).
 start_beside ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
-run unit "unit and ecommerce" "$PYTHON" -m pytest tests/unit tests/ecommerce --ds=settings.test "$@"
+# The load suite imports Locust, which monkey-patches the process for gevent: its own runs,
+# without the plugins that import ssl before Locust can patch it (schemathesis, anyio). Its
+# tests that start no service (everything outside integration/) read and write temporary
+# files only, so they run beside the unit suite, which leaves one core mostly idle.
+LOAD_PYTEST=(-p no:django -p no:schemathesis -p no:anyio)
+start_beside load "load suite without services" tests tests/loadsuite --ignore=tests/loadsuite/integration \
+  "${LOAD_PYTEST[@]}" "$@"
+run unit "unit and ecommerce" tests tests/unit tests/ecommerce --ds=settings.test "$@"
 finish_beside
-run lms_stub "lms_stub" "$PYTHON" -m pytest tests/lms_stub --ds=settings.lms_stub "$@"
-run integration "integration" "$PYTHON" -m pytest tests/integration --ds=settings.test "$@"
+run lms_stub "lms_stub" tests tests/lms_stub --ds=settings.lms_stub "$@"
+run integration "integration" tests tests/integration --ds=settings.test "$@"
 # Both services under schemathesis and hand-written bad input (FUZZ_EXAMPLES per operation).
-run schema "schema and bad input" "$PYTHON" -m pytest tests/schema --ds=settings.test "$@"
-# The load suite imports Locust, which monkey-patches the process for gevent: its own run,
-# without the plugins that import ssl before Locust can patch it (schemathesis, anyio).
-run load "load suite" "$PYTHON" -m pytest tests/loadsuite -p no:django -p no:schemathesis -p no:anyio "$@"
+run schema "schema and bad input" tests tests/schema --ds=settings.test "$@"
+run load "load suite with services" tests tests/loadsuite/integration "${LOAD_PYTEST[@]}" "$@"
 # Debian's chromium through playwright against a stack and a Locust web UI of their own;
 # screenshots in var/artifacts/browser/ (BROWSER_ARTIFACTS). No Django in this process.
-run browser "browser" "$PYTHON" -m pytest tests/browser -p no:django "$@"
+run browser "browser" tests tests/browser -p no:django "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""

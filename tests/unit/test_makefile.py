@@ -105,13 +105,15 @@ def test_make_test_runs_beside_a_running_mariadb_and_leaves_it_alone(tmp_path):
         done = subprocess.run(
             [str(ROOT / "scripts/test.sh"), "-k", "test_a_copy_has_the_tables_keys_foreign_keys_and_rows"],
             cwd=ROOT,
-            env={**developer, "SUITES": "unit", "TEST_MYSQL_DIR": str(tmp_path / "test" / "mysql")},
+            env={**developer, "SUITES": "unit load", "TEST_MYSQL_DIR": str(tmp_path / "test" / "mysql")},
             capture_output=True,
             text=True,
             timeout=600,
         )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "1 passed" in done.stdout
+        # -k names a unit test: the load suite's two runs select none, which fails neither.
+        assert (done.stdout + done.stderr).count("(the arguments select no test of this suite)") == 2
         # The developer's server is the same process, with the same databases, on its port.
         assert (tmp_path / "dev" / "mysql" / "mysqld.pid").read_text() == pid
         assert databases() == before
