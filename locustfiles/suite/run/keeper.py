@@ -62,6 +62,7 @@ class KeptRun(LoadRun):
         self.summary: dict | None = None  # the last run's, once written (the web UI's live tabs)
         self.live_rows: dict = {}  # the live tabs' step rows made so far (report/live.py)
         self.marks: dict | None = None
+        self.written: dict | None = None  # rows written so far (the live tab's running counts)
         self.digests_before: dict = {}
         self.greenlets: list = []
         self.answered_count = 0

@@ -384,6 +384,11 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
     )
     try:
         assert wait_until(lambda: get(ui + "/")[0] == 200, 90), "the web UI did not come up"
+        # Before any run the page's poll is answered, the suite's tabs in it (a deployed master's
+        # UI is polled so before its first run: molecule's verify waits on it).
+        status, body = get(ui + "/stats/requests")
+        assert status == 200, body
+        assert {"suite", "suite_checks"} <= {tab["key"] for tab in json.loads(body)["extended_stats"]}
         form = b"user_count=1&spawn_rate=1&host=" + env["LMS_URL"].encode()
         started = urllib.request.urlopen(urllib.request.Request(ui + "/swarm", data=form), timeout=10)
         assert json.loads(started.read())["success"]
