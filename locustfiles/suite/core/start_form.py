@@ -43,11 +43,6 @@ SHARED_HELP = {
     "PAY_WEIGHT": "the mix: paid purchases through the payment processor",
     "READ_WEIGHT": "the mix: reads of the learner's last order",
 }
-# What `make run` cannot start, and why: the choice stays in the list and Start says this.
-UNAVAILABLE = {
-    "edx2015": "edx2015 runs edX's 2015 client, a locustfile of its own that make run does not load: "
-    "run it with make edx2015 (UI=1 for its web UI)",
-}
 # A field's text is a make variable's value: bounded, whoever posts the form.
 MAX_VALUE_CHARS = 200
 
