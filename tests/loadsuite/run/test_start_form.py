@@ -10,7 +10,7 @@ import pytest
 from locust import argument_parser
 from locust.env import Environment
 from locust.event import Events
-from locust.runners import STATE_RUNNING, STATE_STOPPED
+from locust.runners import STATE_RUNNING, STATE_STOPPED, MasterRunner
 
 from locustfiles import learners
 from locustfiles.suite import profiles
@@ -198,6 +198,20 @@ def test_a_client_locustfile_that_cannot_be_loaded_is_refused_and_nothing_change
     form = form_of()
     assert form.start(EDX2015) == refusal.format(path=path)
     assert (dict(os.environ), list(sys.path)) == before and form.recording is None
+
+
+def test_a_distributed_web_ui_refuses_edx2015_before_it_imports_anything(monkeypatch, tmp_path):
+    """Its workers loaded make run's learners: the client would run nowhere."""
+    client = tmp_path / "client.py"
+    client.write_text("raise RuntimeError('imported')\n")
+    monkeypatch.setenv("EDX2015_LOCUSTFILE", str(client))
+    form = form_of()
+    form.run.runner = object.__new__(MasterRunner)  # a master's runner, never started
+    form.run.runner.state, form.run.runner.greenlet = STATE_STOPPED, None
+    assert form.start(EDX2015) == (
+        "a distributed web UI runs the manual profile only (its workers loaded make run's "
+        "learners): use make edx2015 WORKERS=N"
+    )
 
 
 def test_a_task_set_the_client_does_not_have_is_refused_with_its_error():
