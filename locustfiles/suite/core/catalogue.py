@@ -32,6 +32,9 @@ class Profile:
     # None: the suite's learners' (a free purchase answered 2xx by the LMS, a paid order read
     # back 200 from ecommerce once its payment was taken; results.successes).
     purchase_endpoints: tuple[str, ...] | None = None
+    # What a client of the profile's own reads besides the sizes (variables of the environment's
+    # table): make run's start form offers them beside the sizes.
+    client_settings: tuple[str, ...] = ()
 
     def settings(self, env) -> dict[str, str]:
         """This profile's variables: the environment's value, else the profile's default."""
@@ -43,6 +46,11 @@ class Profile:
     def locustfiles(self, env) -> list[str]:
         """What Locust loads (-f), relative to the checkout or absolute."""
         return [f"locustfiles/{self.name}.py"]
+
+    def client_locustfile(self, env) -> str | None:
+        """The locustfile of a client of the profile's own (relative to the checkout or
+        absolute), whose users make run's start form loads at Start; None: the suite's learners."""
+        return None
 
     def label(self, step: Step) -> str:
         if step.label:
@@ -311,6 +319,7 @@ class Edx2015(Profile):
     thresholds = ""
     purchase_endpoints = names.PURCHASES
     sections = ("client",)
+    client_settings = ("LOCUST_TASK_SET", "EDX2015_WAIT_SCALE")
 
     def plan(self, env) -> Plan:
         settings = self.settings(env)
@@ -321,7 +330,10 @@ class Edx2015(Profile):
 
     def locustfiles(self, env) -> list[str]:
         """The client (ours, or edX's own: EDX2015_LOCUSTFILE), and the suite beside it."""
-        return [environment.get("EDX2015_LOCUSTFILE", env), "locustfiles/edx2015_hooks.py"]
+        return [self.client_locustfile(env), "locustfiles/edx2015_hooks.py"]
+
+    def client_locustfile(self, env) -> str:
+        return environment.get("EDX2015_LOCUSTFILE", env)
 
 
 class Manual(Profile):

@@ -5,8 +5,10 @@ environment a `make <profile>` run would have had.
 
 A field is named as the make variable it sets (RPM, DURATION, ...), so one field serves every
 profile that takes that variable, as on the command line; left empty it takes the picked
-profile's default, which its help text names for each profile. Locust's form lists its custom
-parameters all at once, so the help says which profiles read a field.
+profile's default, which its help text names for each profile. A profile with a client of its
+own (edx2015) adds the client's settings it names (LOCUST_TASK_SET, ...), empty: the table's
+default. Locust's form lists its custom parameters all at once, so the help says which
+profiles read a field.
 
 Standard library and ``common`` only (the catalogue's layer): every Locust process builds the
 form's arguments.
@@ -15,6 +17,7 @@ form's arguments.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from common import environment
 from common.environment import given, raw
 from locustfiles.suite.core.catalogue import RUNNABLE, get
 
@@ -40,11 +43,6 @@ SHARED_HELP = {
     "PAY_WEIGHT": "the mix: paid purchases through the payment processor",
     "READ_WEIGHT": "the mix: reads of the learner's last order",
 }
-# What `make run` cannot start, and why: the choice stays in the list and Start says this.
-UNAVAILABLE = {
-    "edx2015": "edx2015 runs edX's 2015 client, a locustfile of its own that make run does not load: "
-    "run it with make edx2015 (UI=1 for its web UI)",
-}
 # A field's text is a make variable's value: bounded, whoever posts the form.
 MAX_VALUE_CHARS = 200
 
@@ -63,9 +61,18 @@ def profile_names() -> tuple[str, ...]:
 
 def sizes() -> list[str]:
     """Every variable a runnable profile takes, in the catalogue's order."""
+    return _named(lambda profile: profile.defaults)
+
+
+def client_settings() -> list[str]:
+    """Every setting of a runnable profile's own client, in the catalogue's order."""
+    return _named(lambda profile: profile.client_settings)
+
+
+def _named(names_of) -> list[str]:
     names: list[str] = []
     for name in RUNNABLE:
-        names += [key for key in get(name).defaults if key not in names]
+        names += [key for key in names_of(get(name)) if key not in names]
     return names
 
 
@@ -77,6 +84,13 @@ def defaults_by_profile(variable: str) -> str:
         if variable in profile.defaults:
             shown.append(f"{name} {profile.defaults[variable] or profile.unset.get(variable, 'unset')}")
     return ", ".join(shown)
+
+
+def client_help(name: str) -> str:
+    """'read by edx2015: <what the table says it is>; empty: <its default>'."""
+    readers = ", ".join(profile for profile in RUNNABLE if name in get(profile).client_settings)
+    entry = environment.variable(name)
+    return f"read by {readers}: {entry.description.replace('`', '')}; empty: {entry.default}"
 
 
 def thresholds_help() -> str:
@@ -100,6 +114,8 @@ def fields(env: Mapping[str, str]) -> list[Field]:
     out = [profile]
     for name in sizes():
         out.append(Field(name, given(name, env) or "", f"empty: {defaults_by_profile(name)}"))
+    for name in client_settings():
+        out.append(Field(name, given(name, env) or "", client_help(name)))
     for name in SHARED:
         help_text = thresholds_help() if name == "THRESHOLDS" else SHARED_HELP[name]
         out.append(Field(name, _shared_default(name, env), help_text))

@@ -5,9 +5,12 @@ in the form with the message `make <profile>` prints; Locust's /swarm answers th
 JSON, which its form shows. A good start sets the next test up: the profile's plan and
 thresholds on the run object (KeptRun.take), the learners' classes for its environment (open
 model: ArrivingLearner; closed: Learner), and the profile's load shape (none for manual, whose
-users are the form's). PRELOAD fills the databases before the test starts, as on the command
-line; every run of make run's web UI gets what the command line gives its folder: the database
-it started on and Locust's CSVs.
+users are the form's). A profile with a client of its own (edx2015) runs that client's users
+instead, its locustfile imported afresh under the run's environment (users/fresh_locustfile.py),
+with the listener that records its purchases' order numbers for the audit from the Start until
+that test stops (make run's learners record their own). PRELOAD fills the databases before the
+test starts, as on the command line; every run of make run's web UI gets what the command line
+gives its folder: the database it started on and Locust's CSVs.
 """
 
 import json
@@ -24,7 +27,10 @@ from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.run import cli
 from locustfiles.suite.run.session import logger
 from locustfiles.suite.stack import services
+from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.tools import preload
+from locustfiles.suite.users import edx2015_orders
+from locustfiles.suite.users.fresh_locustfile import FreshLocustfile
 from locustfiles.suite.users.shape import SuiteShape
 from locustfiles.suite.verdict import facts
 
@@ -45,6 +51,8 @@ class StartForm:
         self.started: dict | None = None  # the environment of the run the form set up
         self.own_stop_timeout = run.environment.stop_timeout  # make run's, for a manual run
         self.csv: LocustCsv | None = None
+        self.client = FreshLocustfile("EDX2015_LOCUSTFILE")  # edx2015's: the 2015 client
+        self.recording = None  # the client's order-number listener, while its run is set up
 
     def attach(self, app) -> None:
         # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
@@ -74,15 +82,23 @@ class StartForm:
         try:
             profile, env = fields.run_environment(os.environ, form)
             preload_to, _ = cli.checked(profile, env)
-            closed, arriving = self.learners(env)
+            users = self.users(catalogue.get(profile), env)
         except ValueError as exc:
             return str(exc)
         if isinstance(self.run.runner, MasterRunner) and load_settings(env) != load_settings(os.environ):
             return "the learners of a distributed web UI take their settings from the workers' environment"
         refusal = self.prepare(env, preload_to)
         if refusal is None:
-            self.set_up(profile, env, arriving if catalogue.get(profile).open_model else closed)
+            self.set_up(profile, env, users)
         return refusal
+
+    def users(self, profile: catalogue.Profile, env: dict) -> list:
+        """The user classes of ``profile``'s run in ``env``: its own client's, or the learners."""
+        client = profile.client_locustfile(env)
+        if client:
+            return self.client.user_classes(ROOT / client, env)
+        closed, arriving = self.learners(env)
+        return [arriving if profile.open_model else closed]
 
     def prepare(self, env: dict, preload_to: int | None) -> str | None:
         """What the command line does before Locust starts: the configuration under test for the
@@ -96,12 +112,16 @@ class StartForm:
                 return f"PRELOAD could not fill the databases: {exc}"
         return None
 
-    def set_up(self, profile: str, env: dict, users) -> None:
+    def set_up(self, profile: str, env: dict, users: list) -> None:
         """The next test is ``profile``'s run in ``env``, with ``users`` and the profile's shape."""
         self.started = env
         self.run.take(profile, env)
         environment = self.run.environment
-        environment.user_classes = [users]
+        environment.user_classes = users
+        self.stop_recording()
+        if catalogue.get(profile).client_locustfile(env):
+            self.recording = edx2015_orders.recorder(environment)
+            environment.events.request.add_listener(self.recording)
         if profile == fields.MANUAL:
             environment.shape_class, environment.stop_timeout = None, self.own_stop_timeout
         else:  # as the command line starts Locust for a profile
@@ -117,8 +137,6 @@ class StartForm:
             return f"a {current} run is under way: stop it before starting another"
         if self.run.t0 is not None:  # stopped, its report not written yet
             return f"the {current} run that just stopped is still writing its report: start again in a moment"
-        if wanted in fields.UNAVAILABLE:
-            return fields.UNAVAILABLE[wanted]
         if isinstance(self.run.runner, MasterRunner) and wanted != fields.MANUAL:
             return (
                 f"a distributed web UI runs the manual profile only (its workers loaded make run's "
@@ -139,9 +157,16 @@ class StartForm:
         self.started = None
 
     def on_test_stop(self, environment, **_):
+        self.stop_recording()
         if self.csv is not None:
             self.csv.close()
             self.csv = None
+
+    def stop_recording(self) -> None:
+        """No more order numbers from the client's listener (its run stopped, or another is set up)."""
+        if self.recording is not None:
+            self.run.environment.events.request.remove_listener(self.recording)
+            self.recording = None
 
 
 class LocustCsv:

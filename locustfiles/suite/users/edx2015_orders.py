@@ -8,7 +8,8 @@ read here, from Locust's request events, as answers to two purchases:
   ecommerce placed the order the notification names in ``req_reference_number`` (the client
   worked the number out itself and sends it there).
 
-locustfiles/edx2015_hooks.py, which a run loads beside the client's locustfile, attaches it.
+locustfiles/edx2015_hooks.py, which a run loads beside the client's locustfile, attaches it;
+make run's start form adds it for the edx2015 runs it starts.
 Its names are core/names.py's; what a run of the client comes to is figures/edx2015_client.py's.
 """
 
@@ -35,13 +36,21 @@ def order_number(name: str, response) -> str | None:
     return numbers[0] if len(numbers) == 1 else None
 
 
-def attach(environment, **_) -> None:
-    """Locust's init listener: record the order number of every purchase answered 2xx."""
+def recorder(environment):
+    """A request listener that records the order number of every purchase answered 2xx, for
+    the run object hooks.py made at init. make run's start form adds it for an edx2015 run only
+    and takes it away when that run stops (run/start_form.py): make run's own learners record
+    their purchases themselves, and a second record of one would be a duplicate in the audit."""
 
     def record(name, response=None, exception=None, start_time=None, **_):
-        run = getattr(environment, "suite", None)  # the run object hooks.py made at init
+        run = getattr(environment, "suite", None)
         number = order_number(name, response) if exception is None and run is not None else None
         if number is not None:
             run.answered(number, start_time if start_time is not None else time.time())
 
-    environment.events.request.add_listener(record)
+    return record
+
+
+def attach(environment, **_) -> None:
+    """Locust's init listener (make edx2015): the recorder, for the whole process."""
+    environment.events.request.add_listener(recorder(environment))

@@ -32,7 +32,7 @@ def test_the_profile_field_offers_manual_and_every_profile_a_make_target_runs():
 def test_the_size_fields_are_exactly_the_variables_the_profiles_take():
     taken = {key for name in catalogue.RUNNABLE for key in catalogue.get(name).defaults}
     fields = by_name()
-    assert set(fields) - {"PROFILE", *start_form.SHARED} == taken
+    assert set(fields) - {"PROFILE", *start_form.SHARED, *start_form.client_settings()} == taken
     for name in taken:
         variable(name)  # each one is a variable of the environment's table
         assert fields[name].default == ""  # empty: the picked profile's default
@@ -43,7 +43,7 @@ def test_each_size_fields_help_gives_each_profiles_own_default_and_no_other(prof
     fields = by_name()
     entry = catalogue.get(profile)
     for key in fields:
-        if key == "PROFILE" or key in start_form.SHARED:
+        if key == "PROFILE" or key in start_form.SHARED or key in start_form.client_settings():
             continue
         shown = fields[key].help.removeprefix("empty: ").split(", ")
         mine = [text for text in shown if text.split(" ")[0] == profile]
@@ -59,6 +59,24 @@ def test_the_catalogues_defaults_read_in_the_help_as_make_help_prints_them():
     assert "overload 1.5 × CAPACITY_RPM" in fields["RPM"].help
     assert fields["USERS"].help == "empty: smoke 2, ramp 1 2 3 4 5 6 7 8 9 10, edx2015 10"
     assert fields["THRESHOLDS"].help.startswith("empty: the profile's, errors<0.01 (smoke, ramp); p95<460")
+
+
+def test_the_2015_clients_settings_are_fields_with_the_tables_meaning_and_default():
+    assert start_form.client_settings() == ["LOCUST_TASK_SET", "EDX2015_WAIT_SCALE"]
+    fields = by_name()
+    assert fields["LOCUST_TASK_SET"].help == (
+        "read by edx2015: edX 2015 client: EcommerceTest (free 50 : paid 1), BasketsTasks or "
+        "CybersourcePaymentTasks; empty: EcommerceTest"
+    )
+    assert fields["EDX2015_WAIT_SCALE"].help.startswith("read by edx2015: ours: a factor on")
+    assert fields["EDX2015_WAIT_SCALE"].help.endswith("; empty: 1")
+    assert fields["LOCUST_TASK_SET"].default == ""
+    assert by_name({"LOCUST_TASK_SET": "BasketsTasks"})["LOCUST_TASK_SET"].default == "BasketsTasks"
+    # Left empty, the client's own default applies, whatever make run was started with.
+    _, env = start_form.run_environment(
+        {"LOCUST_TASK_SET": "BasketsTasks"}, {"PROFILE": "edx2015", "EDX2015_WAIT_SCALE": "0.1"}
+    )
+    assert "LOCUST_TASK_SET" not in env and env["EDX2015_WAIT_SCALE"] == "0.1"
 
 
 def test_the_learners_fields_default_to_the_tables_values_or_the_environments():

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -19,7 +20,9 @@ from common import environment
 from common.contract import cybersource, paths, tokens
 from common.contract.courses import paid_seat
 from locustfiles.suite.core import knee
+from locustfiles.suite.core import start_form as core_form
 from locustfiles.suite.core.histogram import PERCENTILES, nearest_rank, to_ms
+from locustfiles.suite.core.names import PROGRESS_FILE
 from locustfiles.suite.figures import cpu
 from locustfiles.suite.users import paid_journey
 from locustfiles.suite.verdict import audit
@@ -403,8 +406,11 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
 
 def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     """make run's web UI (no load shape): 3 users, then 1, then stop. The run folder holds one
-    step per user count, and its request and failure counts are Locust's own for that run;
-    starting again is a second run with a folder of its own."""
+    step per user count, and its request and failure counts are Locust's own for that run.
+    Then edX's 2015 client, picked in the form, runs as make edx2015 with those values would and
+    ends by itself; starting the manual run again is a run with a folder of its own, whose
+    purchases are each recorded once (the client's order listener went with its run). Every
+    Start posts the form's fields as make run fills them, as the page does."""
     runs = Path(stack_env["VAR_DIR"]) / "runs"
     before = set(runs.glob("*")) if runs.exists() else set()
     ui = LocustWebUI(stack_env)
@@ -421,11 +427,16 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     def purchases(stats: dict) -> int:
         return sum(e["num_requests"] for e in stats.get("stats", []) if e["name"] == BASKET)
 
+    shown = {field.name: field.default for field in core_form.fields(stack_env)}
+
+    def start(users: int, **fields) -> dict:
+        form = {"user_count": users, "spawn_rate": users, "host": stack_env["LMS_URL"], **shown, **fields}
+        return post("/swarm", urllib.parse.urlencode(form).encode())
+
     def swarm(users):
         """Start (or change) the swarm; return once Locust runs ``users`` and has counted more
         purchases since it did (a later, fresh answer: the run has noticed the count by then)."""
-        form = f"user_count={users}&spawn_rate={users}&host={stack_env['LMS_URL']}".encode()
-        assert post("/swarm", form)["success"]
+        assert start(users)["success"]
         seen_at = []
 
         def running_and_buying():
@@ -439,10 +450,14 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
 
     def stop_and_read():
         post("/stop")
+        return read_next()
+
+    def read_next():
         assert wait_until(lambda: len(new_folders()) > len(seen), 60), ui.log()
         folder = sorted(new_folders() - seen)[0]
         seen.add(folder)
-        assert wait_until(lambda: (folder / "summary.json").exists(), 30), ui.log()
+        # The verdict's progress line is the run's last act: the form takes the next Start then.
+        assert wait_until(lambda: reported(folder), 30), ui.log()
         # Locust's counts once it says it stopped: final (an earlier, cached answer may not be).
         assert wait_until(lambda: locust_stats().get("state") == "stopped", 30), ui.log()
         return folder, read_summary(folder), locust_stats()
@@ -455,6 +470,14 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         swarm(3)
         swarm(1)
         folder, summary, locust = stop_and_read()
+        client_form = {
+            "USERS": "2",
+            "DURATION": "6",
+            "LOCUST_TASK_SET": "BasketsTasks",
+            "EDX2015_WAIT_SCALE": "0.1",
+        }
+        assert start(1, PROFILE="edx2015", **client_form)["success"]
+        client_folder, client, _ = read_next()  # its shape stops it
         swarm(2)
         second, again, _ = stop_and_read()
     finally:
@@ -485,6 +508,29 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
         assert result["passed"] and result["lost"] == result["duplicates"] == 0, result
         assert result["orders"] >= result["successes"] > 0
     assert second != folder and [row["users"] for row in again["steps"]] == [2]
+    assert_client_run_as_make_edx2015(client_folder, client, stack_env["LMS_URL"])
+
+
+def reported(folder: Path) -> bool:
+    """Whether the run of ``folder`` has written its report and let go of the web UI."""
+    log = folder / PROGRESS_FILE
+    return log.exists() and log.read_text().rstrip().endswith(("PASS", "FAIL"))
+
+
+def assert_client_run_as_make_edx2015(folder: Path, summary: dict, lms_url: str) -> None:
+    """A run of edX's 2015 client from the form: USERS for DURATION from the web UI against the
+    LMS, its task set the form's, every purchase in the audit, and the report's client section."""
+    assert summary["profile"] == "edx2015" and summary["started_from"] == "web UI"
+    assert summary["provenance"]["load"]["started_from"] == "web UI"
+    assert [(row["users"], row["seconds"]) for row in summary["steps"]] == [(2, 6)]
+    assert summary["load"]["host"] == lms_url and summary["verdict"]["passed"], summary["verdict"]
+    client = summary["client"]
+    assert client["task_set"] == "BasketsTasks" and client["paid_purchases"] == 0
+    assert (client["failures"], client["task_exceptions"]) == (0, 0), client["exception_examples"]
+    audit = summary["audit"]
+    assert audit["passed"] and audit["lost"] == audit["duplicates"] == 0, audit
+    assert audit["successes"] == audit["orders"] == client["free_purchases"] > 0
+    assert "edX's 2015 client" in (folder / "report.md").read_text()
 
 
 @pytest.mark.stack_order(2)

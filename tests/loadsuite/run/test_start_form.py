@@ -1,15 +1,20 @@
 """make run's start form refuses what the command line refuses, with the command line's own
-message, before anything changes; and what cannot start from it says why."""
+message, before anything changes; and what cannot start from it says why. edX's 2015 client
+picked in it runs with the form's values, its purchases recorded while its run lasts."""
 
 import os
+import sys
 from types import SimpleNamespace
 
 import pytest
 from locust import argument_parser
-from locust.runners import STATE_RUNNING, STATE_STOPPED
+from locust.env import Environment
+from locust.event import Events
+from locust.runners import STATE_RUNNING, STATE_STOPPED, MasterRunner
 
 from locustfiles import learners
 from locustfiles.suite import profiles
+from locustfiles.suite.core import names
 from locustfiles.suite.core import start_form as core_form
 from locustfiles.suite.run import cli, hooks, start_form
 
@@ -49,10 +54,6 @@ def test_a_bad_value_is_refused_with_the_command_lines_message(monkeypatch, caps
     monkeypatch.setattr(cli, "_prepare", lambda *args: pytest.fail("a bad value reached the stack"))
     assert cli.main([profile]) == 2
     assert capsys.readouterr().err == f"error: {refusal}\n"
-
-
-def test_a_profile_make_run_cannot_load_is_refused_with_the_reason():
-    assert "make edx2015" in form_of().start({"PROFILE": "edx2015"})
 
 
 def test_no_other_profile_starts_while_a_run_is_under_way_or_writing_its_report():
@@ -106,3 +107,143 @@ def test_the_learners_of_a_form_run_take_its_think_time_mix_and_courses():
     assert arriving.mix.weights == {"buy": 1, "pay": 0, "read": 2}
     # The module's own classes keep make run's settings.
     assert learners.Learner.mix == learners.LearnerJourney.mix != closed.mix
+
+
+def ready_form(taken: list) -> start_form.StartForm:
+    """The form of make run's web UI with no test under way; its run notes what it takes."""
+    run = SimpleNamespace(
+        runner=SimpleNamespace(state=STATE_STOPPED),
+        environment=Environment(events=Events()),
+        profile=profiles.get("manual"),
+        t0=None,
+    )
+    run.take = lambda profile, env: taken.append((profile, env))
+    return start_form.StartForm(run, learners.configured)
+
+
+EDX2015 = {"PROFILE": "edx2015", "USERS": "2", "DURATION": "6"}
+
+
+def test_edx2015_runs_the_2015_client_imported_afresh_with_each_starts_values():
+    taken: list = []
+    form = ready_form(taken)
+    environment = form.run.environment
+    before = dict(os.environ), list(sys.path)
+    assert form.start({**EDX2015, "LOCUST_TASK_SET": "BasketsTasks", "EDX2015_WAIT_SCALE": "0.1"}) is None
+    [user] = environment.user_classes
+    assert user.__name__ == "EcommerceLocust"
+    assert [task_set.__name__ for task_set in user.tasks] == ["BasketsTasks"]
+    assert all(0.3 <= user.wait_time(None) <= 0.5 for _ in range(20))
+    assert taken[-1][0] == "edx2015" and taken[-1][1]["LOCUST_TASK_SET"] == "BasketsTasks"
+    assert isinstance(environment.shape_class, start_form.FormShape)
+    assert environment.stop_timeout == cli.STOP_TIMEOUT
+    assert (dict(os.environ), list(sys.path)) == before  # the form's values reached the import only
+    # The next Start imports the client again, with its own values.
+    assert form.start({**EDX2015, "LOCUST_TASK_SET": "CybersourcePaymentTasks"}) is None
+    [again] = environment.user_classes
+    assert [task_set.__name__ for task_set in again.tasks] == ["CybersourcePaymentTasks"]
+    assert 3 <= again.wait_time(None) <= 5
+
+
+def test_the_clients_purchases_are_recorded_from_its_start_until_its_run_stops():
+    form = ready_form([])
+    environment = form.run.environment
+    recorded: list[str] = []
+    environment.suite = SimpleNamespace(answered=lambda number, started: recorded.append(number))
+
+    def purchase(number: str) -> None:
+        answer = SimpleNamespace(status_code=201, json=lambda: {"order": {"number": number}})
+        environment.events.request.fire(
+            request_type="POST",
+            name=names.FREE_PURCHASE,
+            response_time=1,
+            response_length=0,
+            response=answer,
+            exception=None,
+            context={},
+            start_time=1.0,
+        )
+
+    purchase("EDX-1")  # make run's learners record their own
+    assert form.start(EDX2015) is None
+    purchase("EDX-2")
+    form.on_test_stop(environment)
+    purchase("EDX-3")
+    assert form.start(EDX2015) is None
+    purchase("EDX-4")
+    assert form.start({"PROFILE": "smoke"}) is None  # another run set up instead
+    purchase("EDX-5")
+    assert recorded == ["EDX-2", "EDX-4"]
+
+
+@pytest.mark.parametrize(
+    "source, refusal",
+    [
+        (None, "EDX2015_LOCUSTFILE names no file: {path}"),
+        ("VALUE = 1\n", "EDX2015_LOCUSTFILE {path} has no user class for Locust to run"),
+        (
+            "raise RuntimeError('no client here')\n",
+            "EDX2015_LOCUSTFILE {path} could not be loaded: RuntimeError: no client here",
+        ),
+    ],
+)
+def test_a_client_locustfile_that_cannot_be_loaded_is_refused_and_nothing_changes(
+    monkeypatch, tmp_path, source, refusal
+):
+    path = tmp_path / "client.py"
+    if source is not None:
+        path.write_text(source)
+    monkeypatch.setenv("EDX2015_LOCUSTFILE", str(path))
+    before = dict(os.environ), list(sys.path)
+    form = form_of()
+    assert form.start(EDX2015) == refusal.format(path=path)
+    assert (dict(os.environ), list(sys.path)) == before and form.recording is None
+
+
+def test_a_distributed_web_ui_refuses_edx2015_before_it_imports_anything(monkeypatch, tmp_path):
+    """Its workers loaded make run's learners: the client would run nowhere."""
+    client = tmp_path / "client.py"
+    client.write_text("raise RuntimeError('imported')\n")
+    monkeypatch.setenv("EDX2015_LOCUSTFILE", str(client))
+    form = form_of()
+    form.run.runner = object.__new__(MasterRunner)  # a master's runner, never started
+    form.run.runner.state, form.run.runner.greenlet = STATE_STOPPED, None
+    assert form.start(EDX2015) == (
+        "a distributed web UI runs the manual profile only (its workers loaded make run's "
+        "learners): use make edx2015 WORKERS=N"
+    )
+
+
+def test_a_task_set_the_client_does_not_have_is_refused_with_its_error():
+    refusal = form_of().start({**EDX2015, "LOCUST_TASK_SET": "NoSuchTasks"})
+    assert refusal.startswith("EDX2015_LOCUSTFILE ") and refusal.endswith(
+        "could not be loaded: KeyError: 'NoSuchTasks'"
+    )
+
+
+def test_a_client_whose_helpers_live_beside_its_folder_reads_each_starts_values(monkeypatch, tmp_path):
+    """As edX's own client is laid out: a helper module outside the locustfile's folder, found
+    through a sys.path entry the client adds, reads the environment when it is imported."""
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "form_client_helper_2015.py").write_text(
+        "import os\nSCALE = float(os.environ['EDX2015_WAIT_SCALE'])\n"
+    )
+    (tmp_path / "ecommerce").mkdir()
+    (tmp_path / "ecommerce" / "locustfile.py").write_text(
+        "import os, sys\n"
+        "sys.path.append(os.path.join(os.path.dirname(os.path.dirname(__file__)), 'helpers'))\n"
+        "from form_client_helper_2015 import SCALE\n"
+        "from locust import HttpUser, constant, task\n"
+        "class Client(HttpUser):\n"
+        "    wait_time = constant(SCALE)\n"
+        "    @task\n"
+        "    def nothing(self):\n"
+        "        pass\n"
+    )
+    monkeypatch.setenv("EDX2015_LOCUSTFILE", str(tmp_path / "ecommerce" / "locustfile.py"))
+    form = ready_form([])
+    waits = []
+    for scale in ("0.1", "0.2"):
+        assert form.start({**EDX2015, "EDX2015_WAIT_SCALE": scale}) is None
+        waits += [user.wait_time(None) for user in form.run.environment.user_classes]
+    assert waits == [0.1, 0.2]
