@@ -23,7 +23,6 @@ from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
 from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell
 from locustfiles.suite.verdict import findings
-from locustfiles.suite.verdict.findings import load_generator
 
 STEPS, CHECKS = "suite", "suite_checks"  # the tabs' keys (?tab= in the web UI's address)
 TABS = [{"key": STEPS, "title": "Suite"}, {"key": CHECKS, "title": "Suite checks"}]
@@ -146,9 +145,9 @@ def check_lines(live: Live, found: list[dict], report_url: Callable[[str], str],
     else:
         lines += _thresholds(live.rules, found)
         lines += _running_counts(live)
-        so_far_ = findings_so_far(live, found)
-        lines += [_line(f"finding so far ({f['level']})", "", f["text"]) for f in so_far_]
-    lines.append(_generator(live.summary["load_generator"] if live.summary else load_generator(found)))
+        lines += _findings_so_far(live, found)
+    generator = live.summary["load_generator"] if live.summary else findings.load_generator(found)
+    lines.append(_generator(generator))
     if any(row.get("thin") for row in found):
         lines.append(_line("†", "", THIN_NOTE))
     if live.summary is not None and live.run_name:
@@ -186,20 +185,21 @@ def _running_counts(live: Live) -> list[dict]:
     which payments settled, the audit reads from the services at the end)."""
     lines = [_line("orders answered 2xx so far", live.answered, "the audit looks each up at the end")]
     written = live.written or {}
+    read = "read every 5 s; committed or rolled back (the audit counts the committed at the end)"
     for mark, name in WRITTEN.items():
-        state = "read every 5 s; committed or rolled back (the audit counts the committed at the end)"
-        lines.append(_line(name, written.get(mark), state if mark in written else "not read yet"))
+        lines.append(_line(name, written.get(mark), read if mark in written else "not read yet"))
     return lines
 
 
-def findings_so_far(live: Live, found: list[dict]) -> list[dict]:
-    """What the measured steps that ended and the run so far (``found``, rows' rows) already
-    say: verdict/findings' so_far."""
+def _findings_so_far(live: Live, found: list[dict]) -> list[dict]:
+    """What the measured steps that ended and the run so far (``found``: what rows() made)
+    already say (verdict/findings' so_far), one line each."""
     if not found:
         return []
     warm_up = {step.index for step in live.plan.steps if step.warm_up}
     ended = [row for row in found[:-1] if not row.get("under_way") and row.get("index") not in warm_up]
-    return findings.so_far({"steps": ended, "overall": found[-1]})
+    said = findings.so_far({"steps": ended, "overall": found[-1]})
+    return [_line(f"finding so far ({f['level']})", "", f["text"]) for f in said]
 
 
 def _thresholds(rules: list, found: list[dict]) -> list[dict]:

@@ -82,7 +82,7 @@ def written_since(marks: dict[str, int]) -> dict[str, int]:
     or rolled back (a rolled-back row's id is not given again), as a running count while the
     run goes; which were committed is the audit's, at the end, from the services' own answers."""
     now = watermarks()
-    return {mark: now[mark] - given for mark, given in marks.items() if mark in now}
+    return {mark: now[mark] - given for mark, given in marks.items()}
 
 
 def since(marks: dict[str, int]) -> Since:

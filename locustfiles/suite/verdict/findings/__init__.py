@@ -63,7 +63,7 @@ def findings(summary: dict) -> list[dict]:
         *missed_findings(summary),
         *from_schedule_findings(summary),
     ]
-    return sorted(found, key=lambda f: LEVELS.index(f["level"]))
+    return _ranked(found)
 
 
 def so_far(summary: dict) -> list[dict]:
@@ -77,4 +77,9 @@ def so_far(summary: dict) -> list[dict]:
         *missed_findings(summary),
         *from_schedule_findings(summary),
     ]
+    return _ranked(found)
+
+
+def _ranked(found: list[dict]) -> list[dict]:
+    """Problems first, then warnings, then information; each level in the order found."""
     return sorted(found, key=lambda f: LEVELS.index(f["level"]))
