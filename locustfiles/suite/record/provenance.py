@@ -170,6 +170,8 @@ def services(running: dict) -> dict:
             "pool_size": value(f"{prefix}_DB_POOL_SIZE", int),
             "max_in_flight": value(f"{prefix}_MAX_IN_FLIGHT", int),  # 0: no shedding
             "admission": value(f"{prefix}_ADMISSION"),  # in-flight or queue-delay
+            "queue_target_ms": value(f"{prefix}_QUEUE_TARGET_MS", int),  # queue-delay's gate
+            "queue_interval_ms": value(f"{prefix}_QUEUE_INTERVAL_MS", int),
         }
     out["pool_timeout_seconds"] = value("DB_POOL_TIMEOUT", float)
     out["order_counter"] = value("ORDER_COUNTER")

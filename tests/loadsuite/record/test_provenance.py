@@ -65,6 +65,8 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "ECOMMERCE_DB_POOL_SIZE": "4",
         "ECOMMERCE_MAX_IN_FLIGHT": "6",
         "ECOMMERCE_ADMISSION": "queue-delay",
+        "ECOMMERCE_QUEUE_TARGET_MS": "15",
+        "ECOMMERCE_QUEUE_INTERVAL_MS": "100",
         "LMS_MYSQL_DRIVER": "mysqlclient",
         "DB_POOL_TIMEOUT": "5.0",
         "ORDER_COUNTER": "oscar",
@@ -81,6 +83,8 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "pool_size": 4,
         "max_in_flight": 6,
         "admission": "queue-delay",
+        "queue_target_ms": 15,
+        "queue_interval_ms": 100,
     }
     assert services["lms_stub"]["driver"] == "mysqlclient"
     assert services["lms_stub"]["workers"] is None  # not recorded: not guessed
