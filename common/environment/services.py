@@ -16,7 +16,13 @@ def _gunicorn(prefix: str, service: str, port: str) -> list[Variable]:
         Variable(
             f"{prefix}_BIND", f"127.0.0.1:{{{prefix}_PORT}}", "str", f"{service}'s gunicorn bind address"
         ),
-        Variable(f"{prefix}_WORKERS", None, "int", f"{service}'s gunicorn workers", shown="2 × cores + 1"),
+        Variable(
+            f"{prefix}_WORKERS",
+            None,
+            "int",
+            f"{service}'s gunicorn workers",
+            shown="cores (gevent), 2 × cores + 1 (sync)",
+        ),
         Variable(
             f"{prefix}_WORKER_CLASS",
             "gevent",

@@ -22,8 +22,8 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
     slot for the whole chain, the late enrollment call included (that call is never refused
     itself), so at least 130 ms; with two workers of each service, 20 a second need about three
     slots where there are two. (A run in CI once refused nothing with the services as fast as
-    they are now, and once more with the latency alone: the worker counts default to 2 × cores
-    + 1, and CI has more cores than this machine, so they are pinned here.)"""
+    they are now, and once more with the latency alone: the worker counts default to the cores,
+    and CI has more cores than this machine, so they are pinned here.)"""
     try:
         code, folder, summary = run(
             stack_env,
