@@ -8,6 +8,7 @@ and reported, and judges nothing. A rate that held above one that broke (noise) 
 the interval: capacity is the highest rate that held below the lowest that broke.
 """
 
+import math
 from dataclasses import dataclass, field
 
 from locustfiles.suite.core.plan import Step
@@ -60,13 +61,18 @@ class KneeSearch:
         return self.upper - self.lower < self.resolution * self.lower
 
     def climb_on(self, last: float, increment: float | None, ceiling: float | None) -> list[Step]:
-        """Every step held: the next climbing step, and the rate held while it is judged, if
-        ``last`` + ``increment`` is under the machine's ``ceiling`` at the last step (RPM_MAX
-        does not cap a run below it); [] ends the climb (a listed plan has no increment)."""
-        if not increment or not ceiling or last + increment > ceiling or self.climbed_on >= MAX_CLIMB_ON:
+        """Every step held: the next climbing step, and the rate held while it is judged. The
+        next step is ``last`` + ``increment``, or the machine's ``ceiling`` at the last step
+        where that is lower (RPM_MAX does not cap a run below the ceiling, and a climb that
+        stopped a step short of it would state capacity up to a step below what the machine
+        can do); [] ends the climb: the last rate is within the resolution of the ceiling, or
+        a listed plan (no increment)."""
+        if not increment or not ceiling or self.climbed_on >= MAX_CLIMB_ON:
+            return []
+        rate = min(last + increment, math.floor(ceiling))
+        if rate < last * (1 + self.resolution):
             return []
         self.climbed_on += 1
-        rate = last + increment
         return [
             Step(0, 0, self.step_seconds, target_rpm=rate),
             Step(0, 0, hold_seconds(self.grace), target_rpm=rate, judged=False),

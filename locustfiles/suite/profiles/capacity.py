@@ -49,8 +49,9 @@ class Capacity(Behaviour, catalogue.Capacity):
 class Search:
     """Judge each step once its grace has passed. Once one broke, probe between the highest
     rate that held and it (core/knee.py) until the interval is narrow, then end the plan; if
-    every step held, climb on past RPM_MAX while the machine's ceiling at the last step is above
-    the next rate. The plan is revised a margin ahead, so the users' side has it first."""
+    every step held, climb on past RPM_MAX towards the machine's ceiling at the last step, to
+    the ceiling itself where a whole step would pass it (core/knee.py). The plan is revised a
+    margin ahead, so the users' side has it first."""
 
     def __init__(self, run, resolution: float, increment: float | None):
         self.run, self.increment = run, increment

@@ -105,7 +105,11 @@ def test_a_climb_that_held_goes_on_past_its_last_step_while_under_the_machines_c
         (6300, 20, True),
         (6300, 6 + knee.MARGIN + 2, False),  # held while 6300 is judged
     ]
-    assert found.climb_on(6300, 300, ceiling=6400) == []  # 6600 would pass the ceiling
+    # 6600 would pass the ceiling: the ceiling itself is the next step, unless the last rate is
+    # already within the resolution (3 %) of it
+    assert [s.target_rpm for s in found.climb_on(6000, 600, ceiling=6511.7)] == [6511, 6511]
+    assert found.climb_on(6300, 300, ceiling=6400) == []  # 6400 < 6300 x 1.03
+    assert [s.target_rpm for s in found.climb_on(6200, 300, ceiling=6400.4)] == [6400, 6400]
     assert found.climb_on(6000, None, ceiling=9000) == []  # a listed plan: the user's rates
     assert found.climb_on(6000, 300, ceiling=None) == []  # the machine's CPU was not read
     bounded = knee.KneeSearch(20, 6)
