@@ -69,9 +69,11 @@ class KneeSearch:
         a listed plan (no increment)."""
         if not increment or not ceiling or self.climbed_on >= MAX_CLIMB_ON:
             return []
-        rate = min(last + increment, math.floor(ceiling))
-        if rate < last * (1 + self.resolution):
-            return []
+        rate = last + increment
+        if rate > ceiling:
+            rate = math.floor(ceiling)
+            if rate < last * (1 + self.resolution):
+                return []
         self.climbed_on += 1
         return [
             Step(0, 0, self.step_seconds, target_rpm=rate),

@@ -110,6 +110,10 @@ def test_a_climb_that_held_goes_on_past_its_last_step_while_under_the_machines_c
     assert [s.target_rpm for s in found.climb_on(6000, 600, ceiling=6511.7)] == [6511, 6511]
     assert found.climb_on(6300, 300, ceiling=6400) == []  # 6400 < 6300 x 1.03
     assert [s.target_rpm for s in found.climb_on(6200, 300, ceiling=6400.4)] == [6400, 6400]
+    # under the ceiling a whole step is climbed whatever the resolution (KNEE_PCT=99: the climb alone)
+    coarse = knee.KneeSearch(step_seconds=20, grace=6, resolution=0.99)
+    assert [s.target_rpm for s in coarse.climb_on(6000, 300, ceiling=9000)] == [6300, 6300]
+    assert coarse.climb_on(6000, 600, ceiling=6500) == []
     assert found.climb_on(6000, None, ceiling=9000) == []  # a listed plan: the user's rates
     assert found.climb_on(6000, 300, ceiling=None) == []  # the machine's CPU was not read
     bounded = knee.KneeSearch(20, 6)
