@@ -20,6 +20,8 @@ from settings._env import POOL_ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
+# Each service's admission settings (common/environment/services.py, under its prefix).
+ADMISSION = ("MAX_IN_FLIGHT", "ADMISSION", "QUEUE_TARGET_MS", "QUEUE_INTERVAL_MS")
 
 
 def code(root: Path = ROOT) -> str:
@@ -81,14 +83,11 @@ def effective() -> dict[str, str]:
         "ORDER_COUNTER": ecommerce.ORDER_COUNTER,
         "ECOMMERCE_CPUS": get("ECOMMERCE_CPUS") or "",  # scripts/stack.sh pins with taskset
         # Admission control (common.shedding reads them when a worker starts).
-        "ECOMMERCE_MAX_IN_FLIGHT": get("ECOMMERCE_MAX_IN_FLIGHT"),
-        "LMS_MAX_IN_FLIGHT": get("LMS_MAX_IN_FLIGHT"),
-        "ECOMMERCE_ADMISSION": get("ECOMMERCE_ADMISSION"),
-        "LMS_ADMISSION": get("LMS_ADMISSION"),
-        "ECOMMERCE_QUEUE_TARGET_MS": get("ECOMMERCE_QUEUE_TARGET_MS"),
-        "LMS_QUEUE_TARGET_MS": get("LMS_QUEUE_TARGET_MS"),
-        "ECOMMERCE_QUEUE_INTERVAL_MS": get("ECOMMERCE_QUEUE_INTERVAL_MS"),
-        "LMS_QUEUE_INTERVAL_MS": get("LMS_QUEUE_INTERVAL_MS"),
+        **{
+            f"{prefix}_{name}": get(f"{prefix}_{name}")
+            for name in ADMISSION
+            for prefix in ("ECOMMERCE", "LMS")
+        },
         "LMS_ENROLLMENT_TIMEOUT": ecommerce.LMS_ENROLLMENT_TIMEOUT,
         "ECOMMERCE_LEARNER_RATE": _rate(ecommerce.ECOMMERCE_LEARNER_RATE),
         "LMS_FAULT_LATENCY_MS": lms.LMS_FAULT_LATENCY_MS,
