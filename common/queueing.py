@@ -17,15 +17,6 @@ and Jacobson, "Controlling Queue Delay", 2012): a burst is a good queue and pass
 is queueing only once *every* sample for a whole ``interval`` was above ``target``, and stops
 being so at the first sample below it. common.shedding refuses new work while it is.
 
-A loop can run late with the machine's CPU to spare: one worker's core is full while another
-core idles (kept-alive connections stay with the worker that accepted them), or the loop waits
-on a scheduler that has just given its core to another process. Refusing then turns away work
-the machine could do. ``MachineBusy`` reads how busy all the machine's cores were (/proc/stat,
-at most once a window, from the sampler) so that common.shedding may refuse only while the
-machine is busy too (<PREFIX>_QUEUE_MACHINE_BUSY_PCT). It reads the machine as the kernel counts
-it: in a container whose CPU quota is smaller than the host, the host's spare CPU is not this
-worker's, and the setting is best left off (0).
-
 What it does not see: a request waiting for a pooled connection or on MariaDB takes no CPU here
 and leaves the loop on time. Those waits have bounds of their own (DB_POOL_TIMEOUT answers
 ``503 pool_exhausted``; innodb_lock_wait_timeout), and waiting on another service is the other
@@ -66,57 +57,10 @@ class Codel:
         return self.queueing
 
 
-PROC_STAT = "/proc/stat"
-
-
-def cpu_ticks(path: str = PROC_STAT) -> tuple[int, int] | None:
-    """(busy, total) clock ticks of all the machine's cores since boot; None where the kernel's
-    counts cannot be read (no /proc: then nothing is known of the machine)."""
-    try:
-        with open(path, "rb") as stat:
-            fields = stat.readline().split()
-    except OSError:
-        return None
-    # cpu user nice system idle iowait irq softirq steal (guest time is counted in user already)
-    ticks = [int(field) for field in fields[1:9]]
-    total = sum(ticks)
-    return total - ticks[3] - ticks[4], total
-
-
-class MachineBusy:
-    """How busy the machine's CPU was over the latest ``window`` seconds (0 to 1; None while not
-    known). ``update`` reads the kernel's counts at most once a window; a reading more than four
-    windows after the one before only starts a new window (an idle worker stops sampling, and a
-    busy share over its idle time says nothing of now)."""
-
-    def __init__(
-        self,
-        window: float = 0.25,
-        read: Callable[[], tuple[int, int] | None] = cpu_ticks,
-        clock: Callable[[], float] = time.monotonic,
-    ):
-        self.window, self._read, self._clock = window, read, clock
-        self.busy: float | None = None
-        self._at: float | None = None
-        self._ticks: tuple[int, int] | None = None
-
-    def update(self) -> None:
-        now = self._clock()
-        if self._at is not None and now - self._at < self.window:
-            return
-        ticks = self._read()
-        if ticks is None or self._ticks is None or now - self._at > 4 * self.window:
-            self.busy = None
-        elif ticks[1] > self._ticks[1]:
-            self.busy = (ticks[0] - self._ticks[0]) / (ticks[1] - self._ticks[1])
-        self._at, self._ticks = now, ticks
-
-
 class LoopLag:
     """Samples how late a sleep of ``tick`` seconds wakes, into ``gate``, while ``wanted`` is
     set, from the first ``start()`` on (lazily: a gunicorn worker calls it at its first request,
-    after the fork and gevent's patching); and, given a ``machine``, keeps its reading current
-    meanwhile."""
+    after the fork and gevent's patching)."""
 
     def __init__(
         self,
@@ -124,9 +68,8 @@ class LoopLag:
         tick: float,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
-        machine: MachineBusy | None = None,
     ):
-        self.gate, self.tick, self.machine = gate, tick, machine
+        self.gate, self.tick = gate, tick
         self._clock, self._sleep = clock, sleep
         self.samples = 0
         self.last = 0.0  # the latest sample, seconds late
@@ -158,8 +101,6 @@ class LoopLag:
         self.last = max(0.0, now - due)
         self.samples += 1
         queueing = self.gate.observe(self.last, now)
-        if self.machine is not None:
-            self.machine.update()
         if queueing:
             self.worst = self.last
         return queueing

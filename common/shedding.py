@@ -25,8 +25,6 @@ the CPU and ends in time; the caller may come back after Retry-After. Two polici
   machine had more than 11 % of its CPU to spare but two purchases of one cold start, where the
   count refused in every warm-up and with 10 % idle. A worker's first seconds of work
   (common.queueing.WARM_SECONDS) are not judged: its loop runs late on what it does once.
-  <PREFIX>_QUEUE_MACHINE_BUSY_PCT (0: off) refuses only while the machine's CPU is at least that
-  busy as well: a late loop with the machine's CPU to spare takes the work and counts it.
 * ``in-flight``: a static count. While the requests doing the worker's work fill its limit
   (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain, but blind:
   a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive
@@ -70,7 +68,7 @@ from django.http import JsonResponse
 
 from common.contract import errors, paths
 from common.environment import env_int, get
-from common.queueing import Codel, LoopLag, MachineBusy
+from common.queueing import Codel, LoopLag
 
 logger = logging.getLogger(__name__)
 
@@ -160,31 +158,19 @@ class InFlight:
 
 class QueueDelay(InFlight):
     """Refuses new work only while the worker's accepted work waits for the CPU
-    (common.queueing: its loop ran late for a whole interval) and, given ``machine_busy`` (0 to
-    1), the machine's CPU was at least that busy too; counts what is in flight as InFlight does,
-    with no limit on the count. ``spared`` counts the new work taken though the loop was late,
-    because the machine had CPU to spare."""
+    (common.queueing: its loop ran late for a whole interval); counts what is in flight as
+    InFlight does, with no limit on the count."""
 
-    def __init__(self, lag: LoopLag, machine_busy: float = 0.0):
+    def __init__(self, lag: LoopLag):
         super().__init__(0)
-        self.lag, self.machine_busy = lag, machine_busy
-        self.spared = 0
-
-    def _machine_full(self) -> bool:
-        """Whether the machine has no CPU to spare, as far as is known (not asked: yes)."""
-        if not self.machine_busy or self.lag.machine is None:
-            return True
-        busy = self.lag.machine.busy
-        return busy is None or busy >= self.machine_busy
+        self.lag = lag
 
     def admit(self, may_shed: bool) -> bool:
         self.lag.start()
         with self._lock:
             if may_shed and self.lag.gate.queueing and not self.lag.warming:
-                if self._machine_full():
-                    self.shed += 1
-                    return False
-                self.spared += 1
+                self.shed += 1
+                return False
             self.busy += 1
             self.admitted += 1
         self.lag.wanted.set()
@@ -200,14 +186,11 @@ class QueueDelay(InFlight):
         self.lag.wanted.set()
 
     def state(self) -> str:
-        gate, machine = self.lag.gate, self.lag.machine
-        state = (
+        gate = self.lag.gate
+        return (
             f"{self.busy} in flight, the loop {self.lag.worst * 1000:.0f} ms late "
             f"(target {gate.target * 1000:.0f} ms for {gate.interval * 1000:.0f} ms)"
         )
-        if machine is not None and machine.busy is not None:
-            state += f", the machine {machine.busy:.0%} busy; {self.spared} taken late with CPU to spare"
-        return state
 
 
 def policy(prefix: str, limit: int) -> InFlight:
@@ -219,11 +202,7 @@ def policy(prefix: str, limit: int) -> InFlight:
         gate = Codel(
             env_int(f"{prefix}_QUEUE_TARGET_MS") / 1000, env_int(f"{prefix}_QUEUE_INTERVAL_MS") / 1000
         )
-        busy_pct = env_int(f"{prefix}_QUEUE_MACHINE_BUSY_PCT")
-        if not 0 <= busy_pct <= 100:
-            raise ValueError(f"{prefix}_QUEUE_MACHINE_BUSY_PCT is {busy_pct}; 0 (off) to 100")
-        machine = MachineBusy() if busy_pct else None
-        return QueueDelay(LoopLag(gate, TICK_SECONDS, machine=machine), busy_pct / 100)
+        return QueueDelay(LoopLag(gate, TICK_SECONDS))
     raise ValueError(f"{prefix}_ADMISSION is {name!r}; one of {', '.join(POLICIES)}")
 
 

@@ -21,7 +21,7 @@ from settings._env import POOL_ENGINES
 ROOT = Path(__file__).resolve().parent.parent
 POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
 # Each service's admission settings (common/environment/services.py, under its prefix).
-ADMISSION = ("MAX_IN_FLIGHT", "ADMISSION", "QUEUE_TARGET_MS", "QUEUE_INTERVAL_MS", "QUEUE_MACHINE_BUSY_PCT")
+ADMISSION = ("MAX_IN_FLIGHT", "ADMISSION", "QUEUE_TARGET_MS", "QUEUE_INTERVAL_MS")
 
 
 def code(root: Path = ROOT) -> str:

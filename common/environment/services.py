@@ -78,14 +78,6 @@ def _admission(prefix: str, service: str) -> list[Variable]:
             f"`queue-delay`: how long every sample must stay above {prefix}_QUEUE_TARGET_MS before a "
             f"{service} worker refuses new work",
         ),
-        Variable(
-            f"{prefix}_QUEUE_MACHINE_BUSY_PCT",
-            "0",
-            "int",
-            f"`queue-delay`: a {service} worker refuses new work only while the machine's CPU (all its "
-            "cores, /proc/stat) was at least this busy over the last 0.25 s as well; 0: whatever the "
-            "machine (common/queueing.py)",
-        ),
     ]
 
 

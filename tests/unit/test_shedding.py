@@ -11,7 +11,7 @@ from django.test import RequestFactory
 
 from common import shedding, timing
 from common.contract import paths
-from common.queueing import WARM_SECONDS, Codel, LoopLag, MachineBusy, cpu_ticks
+from common.queueing import WARM_SECONDS, Codel, LoopLag
 from common.shedding import (
     ECOMMERCE_SHEDDABLE,
     LMS_SHEDDABLE,
@@ -248,18 +248,6 @@ def test_loop_lag_measures_how_late_each_tick_wakes_and_judges_it():
     assert lag.worst == pytest.approx(0.02)
 
 
-def test_loop_lag_keeps_the_machines_reading_current_while_it_samples():
-    clock, ticks = FakeClock([0.0] * 30), Ticks()
-    machine = MachineBusy(window=0.05, read=ticks, clock=clock)
-    lag = LoopLag(
-        Codel(target=0.005, interval=0.05), tick=0.01, clock=clock, sleep=clock.sleep, machine=machine
-    )
-    for _ in range(30):
-        ticks.spend(busy=1, idle=1)
-        lag.sample()
-    assert ticks.reads == 6 and machine.busy == pytest.approx(0.5)  # once a window, not once a tick
-
-
 def test_the_queue_delay_policy_refuses_new_work_only_while_the_loop_queues():
     gate = Codel(target=0.005, interval=0.1)
     clock = FakeClock([])
@@ -292,92 +280,6 @@ def test_the_queue_delay_policy_samples_only_while_the_worker_has_work_in_flight
     assert policy.lag.wanted.is_set()
 
 
-def test_cpu_ticks_reads_the_machines_busy_and_total_ticks_from_proc_stat(tmp_path):
-    stat = tmp_path / "stat"
-    # user nice system idle iowait irq softirq steal guest guest_nice
-    stat.write_text("cpu  100 5 50 800 40 3 2 0 7 0\ncpu0 50 2 25 400 20 1 1 0 3 0\n")
-    assert cpu_ticks(str(stat)) == (160, 1000)  # idle and iowait are not busy; guest is in user
-    assert cpu_ticks(str(tmp_path / "absent")) is None
-    busy, total = cpu_ticks()  # this machine's own
-    assert 0 <= busy <= total
-
-
-class Ticks:
-    """The kernel's counts as a test sets them: (busy, total)."""
-
-    def __init__(self):
-        self.busy, self.total, self.reads = 0, 0, 0
-
-    def __call__(self):
-        self.reads += 1
-        return self.busy, self.total
-
-    def spend(self, busy: int, idle: int) -> None:
-        self.busy += busy
-        self.total += busy + idle
-
-
-def test_machine_busy_is_the_busy_share_of_the_latest_window_read_at_most_once_a_window():
-    ticks, clock = Ticks(), FakeClock([])
-    machine = MachineBusy(window=0.25, read=ticks, clock=clock)
-    machine.update()
-    assert machine.busy is None  # one reading: nothing to compare with
-    ticks.spend(busy=45, idle=5)
-    clock.now += 0.1
-    machine.update()
-    assert (machine.busy, ticks.reads) == (None, 1)  # within the window: not read
-    clock.now += 0.15
-    machine.update()
-    assert machine.busy == pytest.approx(0.9)
-    ticks.spend(busy=10, idle=40)
-    clock.now += 0.3
-    machine.update()
-    assert machine.busy == pytest.approx(0.2)
-    # After an idle worker's pause (more than four windows), a reading only starts a new window.
-    ticks.spend(busy=10, idle=990)
-    clock.now += 5
-    machine.update()
-    assert machine.busy is None
-    ticks.spend(busy=50, idle=0)
-    clock.now += 0.25
-    machine.update()
-    assert machine.busy == pytest.approx(1.0)
-
-
-def test_machine_busy_knows_nothing_where_proc_stat_cannot_be_read():
-    clock = FakeClock([])
-    machine = MachineBusy(read=lambda: None, clock=clock)
-    for _ in range(3):
-        machine.update()
-        clock.now += 1
-    assert machine.busy is None
-
-
-def test_a_late_loop_with_the_machines_cpu_to_spare_takes_new_work_and_counts_it():
-    gate, clock, ticks = Codel(target=0.005, interval=0.1), FakeClock([]), Ticks()
-    machine = MachineBusy(window=0.25, read=ticks, clock=clock)
-    policy = QueueDelay(LoopLag(gate, tick=3600, clock=clock, machine=machine), machine_busy=0.9)
-    policy.admit(True)
-    clock.now += WARM_SECONDS
-    gate.queueing = True
-    assert not policy.admit(True)  # the machine not yet known: the late loop decides alone
-    machine.update()
-    ticks.spend(busy=40, idle=10)  # 80 % busy: a fifth of the machine to spare
-    clock.now += 0.25
-    machine.update()
-    assert policy.admit(True) and policy.admit(True)
-    assert (policy.shed, policy.spared) == (1, 2)
-    assert "the machine 80% busy; 2 taken late with CPU to spare" in policy.state()
-    ticks.spend(busy=46, idle=4)  # 92 %
-    clock.now += 0.25
-    machine.update()
-    assert not policy.admit(True)
-    assert policy.admit(False)  # what completes accepted work: never refused
-    gate.queueing = False
-    assert policy.admit(True)  # an on-time loop: taken whatever the machine
-    assert (policy.shed, policy.spared) == (2, 2)
-
-
 def test_the_middleware_takes_the_policy_the_table_names(monkeypatch):
     monkeypatch.setenv("ECOMMERCE_MAX_IN_FLIGHT", "3")
     monkeypatch.delenv("ECOMMERCE_ADMISSION", raising=False)
@@ -388,14 +290,6 @@ def test_the_middleware_takes_the_policy_the_table_names(monkeypatch):
     policy = EcommerceAdmission(lambda request: HttpResponse()).in_flight
     assert isinstance(policy, QueueDelay)
     assert (policy.lag.gate.target, policy.lag.gate.interval) == (0.007, 0.25)
-    assert (policy.machine_busy, policy.lag.machine) == (0.0, None)  # the default: the machine not read
-    monkeypatch.setenv("ECOMMERCE_QUEUE_MACHINE_BUSY_PCT", "90")
-    policy = EcommerceAdmission(lambda request: HttpResponse()).in_flight
-    assert policy.machine_busy == 0.9 and isinstance(policy.lag.machine, MachineBusy)
-    monkeypatch.setenv("ECOMMERCE_QUEUE_MACHINE_BUSY_PCT", "101")
-    with pytest.raises(ValueError, match="ECOMMERCE_QUEUE_MACHINE_BUSY_PCT is 101; 0 .off. to 100"):
-        EcommerceAdmission(lambda request: HttpResponse())
-    monkeypatch.delenv("ECOMMERCE_QUEUE_MACHINE_BUSY_PCT")
 
     monkeypatch.setenv("ECOMMERCE_ADMISSION", "in-flight")
     policy = EcommerceAdmission(lambda request: HttpResponse()).in_flight

@@ -67,7 +67,6 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "ECOMMERCE_ADMISSION": "queue-delay",
         "ECOMMERCE_QUEUE_TARGET_MS": "15",
         "ECOMMERCE_QUEUE_INTERVAL_MS": "100",
-        "ECOMMERCE_QUEUE_MACHINE_BUSY_PCT": "90",
         "LMS_MYSQL_DRIVER": "mysqlclient",
         "DB_POOL_TIMEOUT": "5.0",
         "ORDER_COUNTER": "oscar",
@@ -86,7 +85,6 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "admission": "queue-delay",
         "queue_target_ms": 15,
         "queue_interval_ms": 100,
-        "queue_machine_busy_pct": 90,
     }
     assert services["lms_stub"]["driver"] == "mysqlclient"
     assert services["lms_stub"]["workers"] is None  # not recorded: not guessed
