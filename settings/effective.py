@@ -70,6 +70,11 @@ def effective() -> dict[str, str]:
         "LMS_WORKERS": lms_server["workers"],
         "LMS_WORKER_CONNECTIONS": lms_server["worker_connections"],
         "LMS_HTTP_PARSER": lms_server["http_parser"],
+        # A recycled worker's drain and boot refuse work on a busy machine (issue 29).
+        "ECOMMERCE_MAX_REQUESTS": ecommerce_server["max_requests"],
+        "ECOMMERCE_MAX_REQUESTS_JITTER": ecommerce_server["max_requests_jitter"],
+        "LMS_MAX_REQUESTS": lms_server["max_requests"],
+        "LMS_MAX_REQUESTS_JITTER": lms_server["max_requests_jitter"],
         "ECOMMERCE_MYSQL_DRIVER": ecommerce.MYSQL_DRIVER,
         "LMS_MYSQL_DRIVER": lms.MYSQL_DRIVER,
         # Another database is another run: the suite's audit and sizes read the names it is given.

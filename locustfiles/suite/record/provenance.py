@@ -172,6 +172,7 @@ def services(running: dict) -> dict:
             "admission": value(f"{prefix}_ADMISSION"),  # in-flight or queue-delay
             "queue_target_ms": value(f"{prefix}_QUEUE_TARGET_MS", int),  # queue-delay's gate
             "queue_interval_ms": value(f"{prefix}_QUEUE_INTERVAL_MS", int),
+            "max_requests": value(f"{prefix}_MAX_REQUESTS", int),  # then a worker is recycled
         }
     out["pool_timeout_seconds"] = value("DB_POOL_TIMEOUT", float)
     out["order_counter"] = value("ORDER_COUNTER")

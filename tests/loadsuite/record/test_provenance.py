@@ -67,6 +67,7 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "ECOMMERCE_ADMISSION": "queue-delay",
         "ECOMMERCE_QUEUE_TARGET_MS": "15",
         "ECOMMERCE_QUEUE_INTERVAL_MS": "100",
+        "ECOMMERCE_MAX_REQUESTS": "200000",
         "LMS_MYSQL_DRIVER": "mysqlclient",
         "DB_POOL_TIMEOUT": "5.0",
         "ORDER_COUNTER": "oscar",
@@ -85,6 +86,7 @@ def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb)
         "admission": "queue-delay",
         "queue_target_ms": 15,
         "queue_interval_ms": 100,
+        "max_requests": 200000,
     }
     assert services["lms_stub"]["driver"] == "mysqlclient"
     assert services["lms_stub"]["workers"] is None  # not recorded: not guessed
