@@ -94,9 +94,20 @@ def _upkeep(prefix: str, service: str) -> list[Variable]:
             f"{prefix}_GRACEFUL_TIMEOUT", "30", "int", f"seconds {service}'s workers get to finish on restart"
         ),
         Variable(
-            f"{prefix}_MAX_REQUESTS", "20000", "int", f"requests after which a {service} worker is recycled"
+            f"{prefix}_MAX_REQUESTS",
+            "200000",
+            "int",
+            f"requests after which a {service} worker is recycled, a backstop against a leak: a "
+            "recycle leaves the service a worker short for some 5 s and boots one (docs/decisions.md); "
+            "0: never",
         ),
-        Variable(f"{prefix}_MAX_REQUESTS_JITTER", "2000", "int", f"random spread of {prefix}_MAX_REQUESTS"),
+        Variable(
+            f"{prefix}_MAX_REQUESTS_JITTER",
+            "100000",
+            "int",
+            "up to this many requests more, at random per worker, so that a service's workers, "
+            "evenly loaded, are not recycled together",
+        ),
         Variable(f"{prefix}_ACCESS_LOG", "false", "bool", f"write var/log/{service}-access.log"),
         Variable(f"{prefix}_ERROR_LOG", f"{{VAR_DIR}}/log/{service}.log", "str", f"{service}'s gunicorn log"),
         Variable(f"{prefix}_MYSQL_DRIVER", "{MYSQL_DRIVER}", "str", f"MYSQL_DRIVER for {service} only"),
