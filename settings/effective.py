@@ -20,6 +20,17 @@ from settings._env import POOL_ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
+# Each service's gunicorn settings a run may vary: its configuration's key, its variable's name
+# under the service's prefix (common/environment/services.py). A recycled worker's drain and boot
+# refuse work on a busy machine (issue 29), so the recycling is among them.
+SERVER = {
+    "worker_class": "WORKER_CLASS",
+    "workers": "WORKERS",
+    "worker_connections": "WORKER_CONNECTIONS",
+    "http_parser": "HTTP_PARSER",
+    "max_requests": "MAX_REQUESTS",
+    "max_requests_jitter": "MAX_REQUESTS_JITTER",
+}
 # Each service's admission settings (common/environment/services.py, under its prefix).
 ADMISSION = ("MAX_IN_FLIGHT", "ADMISSION", "QUEUE_TARGET_MS", "QUEUE_INTERVAL_MS")
 
@@ -62,19 +73,11 @@ def effective() -> dict[str, str]:
     lms = importlib.import_module("settings.lms_stub")
     ecommerce_db, lms_db = ecommerce.DATABASES["default"], lms.DATABASES["default"]
     values = {
-        "ECOMMERCE_WORKER_CLASS": ecommerce_server["worker_class"],
-        "ECOMMERCE_WORKERS": ecommerce_server["workers"],
-        "ECOMMERCE_WORKER_CONNECTIONS": ecommerce_server["worker_connections"],
-        "ECOMMERCE_HTTP_PARSER": ecommerce_server["http_parser"],
-        "LMS_WORKER_CLASS": lms_server["worker_class"],
-        "LMS_WORKERS": lms_server["workers"],
-        "LMS_WORKER_CONNECTIONS": lms_server["worker_connections"],
-        "LMS_HTTP_PARSER": lms_server["http_parser"],
-        # A recycled worker's drain and boot refuse work on a busy machine (issue 29).
-        "ECOMMERCE_MAX_REQUESTS": ecommerce_server["max_requests"],
-        "ECOMMERCE_MAX_REQUESTS_JITTER": ecommerce_server["max_requests_jitter"],
-        "LMS_MAX_REQUESTS": lms_server["max_requests"],
-        "LMS_MAX_REQUESTS_JITTER": lms_server["max_requests_jitter"],
+        **{
+            f"{prefix}_{name}": server[key]
+            for prefix, server in (("ECOMMERCE", ecommerce_server), ("LMS", lms_server))
+            for key, name in SERVER.items()
+        },
         "ECOMMERCE_MYSQL_DRIVER": ecommerce.MYSQL_DRIVER,
         "LMS_MYSQL_DRIVER": lms.MYSQL_DRIVER,
         # Another database is another run: the suite's audit and sizes read the names it is given.
