@@ -7,6 +7,7 @@ import json
 import multiprocessing
 from pathlib import Path
 
+from common import worker_counts
 from common.environment import BadSetting, get
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,8 @@ def post_worker_init(worker) -> None:
             "mysqlclient under gevent: a query that waits on a lock freezes every request of "
             "this worker (see docs/decisions.md); use MYSQL_DRIVER=pymysql"
         )
+    counts = worker_counts.folder(get("VAR_DIR"), worker.cfg.proc_name)
+    worker.request_counter = worker_counts.Counter(counts, worker.pid)
     opened = warm_up()
     worker.log.info("worker %s ready: %s pooled database connections open", worker.pid, opened)
     _check_connection_budget(worker)
@@ -34,6 +37,27 @@ def post_worker_init(worker) -> None:
     # worker; frozen, the collector no longer walks it on every full collection (GC's share of
     # an order's CPU went from 2.6 % to 1.7 % in-process, docs/decisions.md).
     gc.freeze()
+
+
+def count_request(worker, req) -> None:
+    """gunicorn's pre_request hook: one more request for this worker (common/worker_counts.py,
+    read by the load suite's per-worker table). gunicorn's default hook logs the request at
+    debug level, which the services never log."""
+    counter = getattr(worker, "request_counter", None)
+    if counter is not None:
+        counter.add()
+
+
+def remove_request_counter(server, worker) -> None:
+    """gunicorn's worker_exit hook, in the worker: its count goes with it."""
+    counter = getattr(worker, "request_counter", None)
+    if counter is not None:
+        counter.remove()
+
+
+def clear_request_counters(server) -> None:
+    """gunicorn's on_starting hook, in the master: no count of an earlier run's workers is left."""
+    worker_counts.clear(worker_counts.folder(get("VAR_DIR"), server.cfg.proc_name))
 
 
 def _check_connection_budget(worker) -> None:
@@ -163,4 +187,7 @@ def service_config(service: str, prefix: str) -> dict:
         "wsgi_app": f"{service}.wsgi:application",
         "chdir": str(ROOT),
         "post_worker_init": post_worker_init,
+        "on_starting": clear_request_counters,
+        "pre_request": count_request,
+        "worker_exit": remove_request_counter,
     }

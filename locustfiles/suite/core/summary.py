@@ -19,7 +19,8 @@ from typing import Any, NotRequired, TypedDict
 #    step that judged nothing) (issue 29).
 # 4: an open-model row's from_schedule, the order endpoint's latency from its arrivals' due
 #    times (issue 31).
-SCHEMA_VERSION = 4
+# 5: a step's worker_requests, each worker's requests beside its CPU (issue 29).
+SCHEMA_VERSION = 5
 
 
 class Row(TypedDict):
@@ -100,6 +101,7 @@ class StepRow(OverallRow):
     rss_mb: NotRequired[dict[str, Any]]
     processes_replaced: NotRequired[dict[str, Any]]
     worker_cpu_percent: NotRequired[dict[str, list[float]]]  # each worker's, busiest first
+    worker_requests: NotRequired[dict[str, list[int | None]]]  # in worker_cpu_percent's order
     hosts: NotRequired[dict[str, Any]]
     db: NotRequired[dict[str, Any]]
     db_deltas: NotRequired[dict[str, Any]]

@@ -20,6 +20,7 @@ import gevent
 import psutil
 import pymysql
 
+from common import worker_counts
 from common.environment import get
 from common.hostreadings import PATH as READINGS_PATH
 from common.hostreadings import SERVICE_GROUPS, machine_busy_seconds
@@ -91,6 +92,11 @@ def host_percent(before: dict, after: dict, seconds: float) -> dict[str, float]:
     return out
 
 
+def _grown(before: int | None, after: int | None) -> int | None:
+    """What a worker's count grew by; None unless read at both ends."""
+    return None if before is None or after is None else max(after - before, 0)
+
+
 class ServerSampler:
     def __init__(self, var_dir: Path, databases: tuple[str, ...], hosts: dict[str, str] | None = None):
         self.var_dir = Path(var_dir)
@@ -122,11 +128,13 @@ class ServerSampler:
     def snapshot(self) -> dict:
         if self.hosts:
             return self._remote_snapshot()
-        cpu, rss, workers = {}, {}, {}
+        cpu, rss, workers, requests = {}, {}, {}, {}
         for group, processes in self.processes().items():
             cpu[group], rss[group] = {}, 0
             if GROUPS[group][1]:  # a gunicorn master's children: its workers
                 workers[group] = [process.pid for process in processes[1:]]
+                counts = worker_counts.folder(self.var_dir, group)
+                requests[group] = {pid: worker_counts.read(counts, pid) for pid in workers[group]}
             for process in processes:
                 try:
                     times = process.cpu_times()
@@ -141,6 +149,7 @@ class ServerSampler:
             "machine": machine_busy_seconds(),
             "rss": rss,
             "workers": workers,
+            "requests": requests,
             "status": self.status(),
         }
 
@@ -240,18 +249,7 @@ class ServerSampler:
             busy = sum(after["kernels"][k] - before["kernels"][k] for k in after["kernels"])
             machine = round(100 * max(busy, 0.0) / wall, 1)
         peak = {group: round(rss / 2**20, 1) for group, rss in self._peak_rss.items()}
-        # Each worker's share: how evenly a service's workers took the load (issue 29).
-        per_worker = {
-            group: sorted(
-                (
-                    round(100 * max(after["cpu"][group][pid] - before["cpu"][group][pid], 0.0) / wall, 1)
-                    for pid in pids
-                    if pid in after["cpu"].get(group, {}) and pid in before["cpu"].get(group, {})
-                ),
-                reverse=True,
-            )
-            for group, pids in (after.get("workers") or {}).items()
-        }
+        per_worker, per_worker_requests = self._per_worker(before, after, wall)
         self._peak_rss = {}
         deltas = {name: after["status"][name] - before["status"][name] for name in COUNTERS}
         levels = {name: after["status"][name] for name in GAUGES}
@@ -271,11 +269,37 @@ class ServerSampler:
         }
         if any(per_worker.values()):
             found["worker_cpu_percent"] = per_worker
+        if any(any(n is not None for n in each) for each in per_worker_requests.values()):
+            found["worker_requests"] = per_worker_requests
         if "hosts" in after:
             found["hosts"] = self._host_readings(before, after)
             found["kernels"] = len(after.get("kernels") or ())
             found["machine_cores"] = after.get("cores") or None  # of every kernel read
         return found
+
+    @staticmethod
+    def _per_worker(before: dict, after: dict, wall: float) -> tuple[dict, dict]:
+        """How evenly each service's workers took the step's load (issue 29): each worker's CPU
+        (% of a core) and the requests it took, busiest (by CPU) first, in the same order. A
+        worker that started or ended within the step is left out; a count not read is None."""
+        cpu, requests = {}, {}
+        for group, pids in (after.get("workers") or {}).items():
+            was, now = before["cpu"].get(group, {}), after["cpu"].get(group, {})
+            counts = [(reading.get("requests") or {}).get(group, {}) for reading in (before, after)]
+            rows = sorted(
+                (
+                    (
+                        round(100 * max(now[pid] - was[pid], 0.0) / wall, 1),
+                        _grown(counts[0].get(pid), counts[1].get(pid)),
+                    )
+                    for pid in pids
+                    if pid in now and pid in was
+                ),
+                key=lambda row: row[0],
+                reverse=True,
+            )
+            cpu[group], requests[group] = [row[0] for row in rows], [row[1] for row in rows]
+        return cpu, requests
 
     # --- MariaDB --------------------------------------------------------------------------
 

@@ -107,6 +107,13 @@ def test_smoke(smoke_run):
         "ecommerce": int(config["ecommerce_workers"]),
         "lms_stub": int(config["lms_workers"]),
     }
+    # And the requests each took, counted by the workers themselves: the LMS took the users'.
+    requests = summary["steps"][0]["worker_requests"]
+    assert {name: len(each) for name, each in requests.items()} == {
+        name: len(each) for name, each in workers.items()
+    }
+    assert all(n is not None for each in requests.values() for n in each)
+    assert sum(requests["lms_stub"]) > 0 and sum(requests["ecommerce"]) > 0
     # What it started on, asked while Locust started (the command line's START_FILE).
     start = summary["config"]["database_at_start"]
     assert start["preloaded_purchases"] >= 0 and start["size_mb"] > 0

@@ -65,5 +65,11 @@ def test_a_reading_gives_each_workers_cpu_busiest_first(tmp_path):
     }
     reading = ServerSampler(tmp_path, ("x",)).reading(before, after)
     assert reading["worker_cpu_percent"] == {"ecommerce": [60.0, 10.0]}
+    assert "worker_requests" not in reading  # no counts read
+    # Each worker's requests in the step, in the CPU's order; a count read at one end only: None.
+    before["requests"] = {"ecommerce": {2: 100, 3: 200, 4: 50}}
+    after["requests"] = {"ecommerce": {2: None, 3: 1400, 5: 3}}
+    reading = ServerSampler(tmp_path, ("x",)).reading(before, after)
+    assert reading["worker_requests"] == {"ecommerce": [1200, None]}
     del before["workers"], after["workers"]  # hosts read through their agents: not known
     assert "worker_cpu_percent" not in ServerSampler(tmp_path, ("x",)).reading(before, after)

@@ -81,3 +81,17 @@ def test_the_resources_section_shows_each_workers_cpu_per_step():
         ["900 RPM", "–", "–"],
     ]
     assert machine.per_worker([{"index": 0, "label": "1 user"}]) is None
+    # Counted: each worker's requests beside its CPU, in the same order.
+    rows[0]["worker_requests"] = {"ecommerce": [5120, None], "lms_stub": [880]}
+    found = machine.per_worker(rows)
+    assert found["headers"] == [
+        "step",
+        "ecommerce workers, CPU % each",
+        "ecommerce workers, requests each",
+        "lms_stub workers, CPU % each",
+        "lms_stub workers, requests each",
+    ]
+    assert [[c["text"] for c in row] for row in found["rows"]] == [
+        ["600 RPM", "60 / 10", "5,120 / ?", "30.5", "880"],
+        ["900 RPM", "–", "–", "–", "–"],
+    ]

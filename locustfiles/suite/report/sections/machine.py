@@ -58,24 +58,45 @@ def resources(summary: dict) -> dict:
 
 
 def per_worker(rows: list[dict]) -> dict | None:
-    """How evenly each service's gunicorn workers took the load: each worker's CPU per step."""
+    """How evenly each service's gunicorn workers took the load: each worker's CPU per step, and
+    the requests it took where they were counted."""
     groups = sorted({g for row in rows for g in row.get("worker_cpu_percent") or {}})
     if not groups:
         return None
+    counted = any(row.get("worker_requests") for row in rows)
+    columns = [
+        column
+        for g in groups
+        for column in [
+            (f"{g} workers, CPU % each", "worker_cpu_percent", g, fmt),
+            *([(f"{g} workers, requests each", "worker_requests", g, _count)] if counted else []),
+        ]
+    ]
+    note = "Each worker process's CPU in the step, busiest first: an even load gives equal figures."
+    if counted:
+        note += (
+            " Its requests, in the same order: every request gunicorn handed the service (refusals "
+            "and health checks too), counted by the worker (common/worker_counts.py); ? where a "
+            "count was not read."
+        )
     return table(
-        ["step", *[f"{g} workers, CPU % each" for g in groups]],
+        ["step", *[heading for heading, *_ in columns]],
         [
             [
                 label(row),
                 *[
-                    " / ".join(fmt(v) for v in (row.get("worker_cpu_percent") or {}).get(g, [])) or None
-                    for g in groups
+                    " / ".join(show(v) for v in (row.get(key) or {}).get(g, [])) or None
+                    for _, key, g, show in columns
                 ],
             ]
             for row in rows
         ],
-        ["Each worker process's CPU in the step, busiest first: an even load gives equal figures."],
+        [note],
     )
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
 
 
 def per_host(rows: list[dict]) -> list[dict]:
