@@ -19,7 +19,8 @@ from typing import Any, NotRequired, TypedDict
 #    step that judged nothing) (issue 29).
 # 4: an open-model row's from_schedule, the order endpoint's latency from its arrivals' due
 #    times (issue 31).
-# 5: a step's worker_requests, each worker's requests beside its CPU (issue 29).
+# 5: a step's worker_requests, each worker's requests beside its CPU, and the ceiling of the
+#    step that broke above capacity with capacity's share of it (issue 29).
 SCHEMA_VERSION = 5
 
 
@@ -242,6 +243,8 @@ class BrokenStep(TypedDict):
     refused: dict[str, int]
     p95: float | None
     machine_cpu_percent: float | None
+    ceiling_rpm: NotRequired[float | None]  # its own ceiling (issue 29)
+    ratio: NotRequired[float | None]  # capacity ÷ that
 
 
 class Ceiling(TypedDict):

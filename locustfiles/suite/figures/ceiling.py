@@ -7,14 +7,18 @@ as cpu.py reads it). In the open model an arrival is a learner's purchase (read 
 mix says so), so this is cores × 60,000 ms ÷ the machine's CPU ms per purchase, counted over
 the purchases the step started rather than those it completed. Capacity ÷ the ceiling of the
 step that set it is the share of the machine the capacity used: 1.0 = every core busy. Under
-NEAR of it, something other than the CPU stopped the climb (the services refusing, a queue, a
-lock), and the finding says what the next step broke on.
+NEAR of it, either something other than the CPU stopped the climb (the services refusing, a
+queue, a lock), or the machine's CPU per arrival grew as it filled, so the capacity step's
+straight line promised more than the cores give: the step that broke above capacity says which.
+Its own ceiling, and capacity's share of it, are kept beside it; where the machine was full
+there (FULL of its cores), that share is how close capacity came to what the machine did.
 """
 
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.text import label
 
 NEAR = 0.9  # capacity under this share of its ceiling: the machine had CPU to spare
+FULL = 0.9  # a step whose machine was this busy (of every core) had none to spare
 
 
 def step_ceiling(row: dict, cores: int | None) -> float | None:
@@ -43,13 +47,14 @@ def capacity_ceiling(
         "ratio": round(capacity_rpm / ceiling, 2),
         "machine_cpu_percent": setting["machine_cpu_percent"],
         "cores": cores,
-        "next_step": _broken(broken) if broken else None,
+        "next_step": _broken(broken, capacity_rpm, cores) if broken else None,
     }
 
 
-def _broken(row: dict) -> dict:
+def _broken(row: dict, capacity_rpm: float, cores: int) -> dict:
     """What a broken step says of why: its refusals by kind (shed: a service past its limit),
-    its p95 (waiting) and how busy the machine was."""
+    its p95 (waiting) and how busy the machine was; its own ceiling and capacity's share of it."""
+    own = step_ceiling(row, cores)
     return {
         "step": label(row),
         "target_rpm": row["target_rpm"],
@@ -57,4 +62,12 @@ def _broken(row: dict) -> dict:
         "refused": {refusals.label(kind): n for kind, n in (row.get("refusals") or {}).items()},
         "p95": row.get("p95"),
         "machine_cpu_percent": row.get("machine_cpu_percent"),
+        "ceiling_rpm": own,
+        "ratio": round(capacity_rpm / own, 2) if own else None,
     }
+
+
+def full(found: dict) -> bool:
+    """Whether the machine was full at the step that broke above capacity."""
+    busy = (found.get("next_step") or {}).get("machine_cpu_percent")
+    return busy is not None and busy >= FULL * found["cores"] * 100

@@ -139,6 +139,11 @@ def lines(summary: dict) -> list[str]:
                 f"({found['ceiling_rpm']:g} RPM, the machine {found['machine_cpu_percent']:g} % busy "
                 f"of {found['cores'] * 100} %)"
             )
+            if (above := found.get("next_step") or {}).get("ratio"):
+                out.append(
+                    f"  {above['ratio']:.2f} of the ceiling at {above['step']}, which broke "
+                    f"({above['ceiling_rpm']:g} RPM, the machine {above['machine_cpu_percent']:g} % busy)"
+                )
         if broken and (row := results.broke_row(summary)):
             out.append(f"  {row.get('label')} broke {', '.join(broken)}")
         if summary.get("scalability"):

@@ -49,11 +49,18 @@ def capacity(summary: dict) -> dict:
 
 
 def ceiling_words(found: dict) -> str:
-    return (
+    said = (
         f"The machine's ceiling at {found['step']}: {fmt(found['ceiling_rpm'])} RPM "
         f"({fmt(found['machine_cpu_percent'])} % busy of {found['cores'] * 100} %); "
         f"capacity ÷ ceiling = {found['ratio']:.2f}."
     )
+    broken = found.get("next_step") or {}
+    if broken.get("ratio"):
+        said += (
+            f" At {broken['step']}, which broke ({fmt(broken['machine_cpu_percent'])} % busy): "
+            f"{fmt(broken['ceiling_rpm'])} RPM; capacity ÷ that = {broken['ratio']:.2f}."
+        )
+    return said
 
 
 def scalability_blocks(found: dict | None) -> list:

@@ -104,8 +104,10 @@ def capacity_findings(summary: dict) -> list[dict]:
 
 
 def ceiling_finding(found: dict, capacity: float) -> dict:
-    """Capacity's share of the machine's ceiling at its step; a warning under ceiling.NEAR, with
-    what the next step broke on (or that no step broke before the climb ended)."""
+    """Capacity's share of the machine's ceiling at its step; under ceiling.NEAR, what the step
+    that broke above it says: full (the CPU per arrival grew: capacity's share of that step's
+    own ceiling, a warning only if that share is under NEAR too) or not (the machine had CPU to
+    spare: what refused, a warning), or that no step broke before the climb ended."""
     text = (
         f"Capacity {capacity:g} RPM is {found['ratio']:.2f} of the machine's ceiling at {found['step']} "
         f"({found['ceiling_rpm']:g} RPM: every core busy at that step's CPU per arrival; the machine was "
@@ -122,10 +124,18 @@ def ceiling_finding(found: dict, capacity: float) -> dict:
         )
     refused = ", ".join(f"{kind} {n}" for kind, n in broken["refused"].items()) or "nothing refused"
     busy = broken["machine_cpu_percent"]
+    why = f"{broken['step']} broke with {refused}, p95 {metric_value('p95', broken['p95'])}, the machine "
+    dearer = found["ceiling_rpm"] / broken["ceiling_rpm"] - 1 if broken.get("ceiling_rpm") else 0.0
+    if ceiling.full(found) and dearer > 0:
+        return finding(
+            "info" if broken["ratio"] >= ceiling.NEAR else "warning",
+            f"{text}, but the machine's CPU per arrival grew as it filled: {why}{busy:g} % busy, each "
+            f"arrival costing it {dearer * 100:.0f} % more than at {found['step']}. Capacity is "
+            f"{broken['ratio']:.2f} of that step's own ceiling ({broken['ceiling_rpm']:g} RPM).",
+        )
     return finding(
         "warning",
-        f"{text}: the machine had CPU to spare. {broken['step']} broke with {refused}, "
-        f"p95 {metric_value('p95', broken['p95'])}, the machine "
+        f"{text}: the machine had CPU to spare. {why}"
         + ("not read." if busy is None else f"{busy:g} % busy."),
     )
 
