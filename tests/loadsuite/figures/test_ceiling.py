@@ -79,58 +79,60 @@ def test_capacity_is_set_beside_the_ceiling_of_its_step_with_what_the_next_one_b
     assert ceiling.capacity_ceiling([step(0, 300, None)], 300, cores=2) is None  # not read
 
 
-def test_a_capacity_well_under_its_ceiling_is_a_warning_that_names_what_refused():
-    found = ceiling.capacity_ceiling(
-        [step(0, 600, 150.0), step(1, 900, 160.0, held=False, refused={"503 overloaded": 12}, p95=210)],
-        600,
-        cores=2,
-        broke_step=1,
-    )
-    said = outcome.ceiling_finding(found, 600)
-    assert said["level"] == "warning"
-    assert said["text"] == (
-        "Capacity 600 RPM is 0.75 of the machine's ceiling at 600 RPM (800 RPM: every core busy at "
-        "that step's CPU per arrival; the machine was 150 % busy of 200 %): the machine had CPU to "
-        "spare. 900 RPM broke with 503 shed (overloaded) 12, p95 210 ms, the machine 160 % busy."
-    )
-
-
-def full_machine_above(capacity_busy, broken_target, broken_busy=190.0):
-    """Capacity 600 RPM at ``capacity_busy`` %, and the step above it broken with the machine
-    ``broken_busy`` % busy of 200 %."""
+def capacity_and_above(capacity_busy, broken_target, broken_busy, refused=9, p95=240):
+    """Capacity 600 RPM with the machine ``capacity_busy`` % busy of 200 %, and the step above
+    it broken on ``refused`` refusals with the machine ``broken_busy`` % busy."""
     rows = [
         step(0, 600, capacity_busy),
-        step(1, broken_target, broken_busy, held=False, refused={"503 overloaded": 9}, p95=240),
+        step(1, broken_target, broken_busy, held=False, refused={"503 overloaded": refused}, p95=p95),
     ]
     return ceiling.capacity_ceiling(rows, 600, cores=2, broke_step=1)
 
 
+@pytest.mark.parametrize(
+    ("above", "level", "said"),
+    [
+        # The step above left the machine a fifth idle: it had CPU to spare; what refused.
+        (
+            (150.0, 900, 160.0, 12, 210),
+            "warning",
+            "Capacity 600 RPM is 0.75 of the machine's ceiling at 600 RPM (800 RPM: every core busy at "
+            "that step's CPU per arrival; the machine was 150 % busy of 200 %): the machine had CPU to "
+            "spare. 900 RPM broke with 503 shed (overloaded) 12, p95 210 ms, the machine 160 % busy.",
+        ),
+        # Issue 29: the machine's CPU per purchase grows as it fills, so the capacity step's
+        # straight line promises more than the cores give. A step that broke with the machine
+        # full says what the machine did: 600 a minute at 120 % is a ceiling of 1000; 630 a
+        # minute filled 190 %, its own 663.2, and capacity is 0.90 of that.
+        (
+            (120.0, 630, 190.0, 9, 240),
+            "info",
+            "Capacity 600 RPM is 0.60 of the machine's ceiling at 600 RPM (1000 RPM: every core busy at "
+            "that step's CPU per arrival; the machine was 120 % busy of 200 %), but the machine's CPU per "
+            "arrival grew as it filled: 630 RPM broke with 503 shed (overloaded) 9, p95 240 ms, the machine "
+            "190 % busy, each arrival costing it 51 % more than at 600 RPM. Capacity is 0.90 of that "
+            "step's own ceiling (663.2 RPM).",
+        ),
+    ],
+)
+def test_a_capacity_under_its_ceiling_says_whether_the_step_above_had_cpu_to_spare(above, level, said):
+    found = outcome.ceiling_finding(capacity_and_above(*above), 600)
+    assert (found["level"], found["text"]) == (level, said)
+
+
 def test_where_the_step_that_broke_filled_the_machine_capacity_is_judged_by_that_steps_ceiling():
-    """Issue 29: the machine's CPU per purchase grows as it fills, so the capacity step's
-    straight line promises more than the cores give. A step that broke with the machine full
-    says what the machine did: capacity's share of its ceiling is how close capacity came."""
-    # 600 a minute at 120 %: a ceiling of 1000. 630 a minute filled 190 %: its own, 663.2.
-    found = full_machine_above(120.0, 630)
+    found = capacity_and_above(120.0, 630, 190.0)
     assert (found["ratio"], found["next_step"]["ceiling_rpm"], found["next_step"]["ratio"]) == (
         0.6,
         663.2,
         0.9,
     )
-    said = outcome.ceiling_finding(found, 600)
-    assert said["level"] == "info"
-    assert said["text"] == (
-        "Capacity 600 RPM is 0.60 of the machine's ceiling at 600 RPM (1000 RPM: every core busy at "
-        "that step's CPU per arrival; the machine was 120 % busy of 200 %), but the machine's CPU per "
-        "arrival grew as it filled: 630 RPM broke with 503 shed (overloaded) 9, p95 240 ms, the machine "
-        "190 % busy, each arrival costing it 51 % more than at 600 RPM. Capacity is 0.90 of that "
-        "step's own ceiling (663.2 RPM)."
-    )
     # Under NEAR of that step's ceiling too: a warning, in the same words.
-    found = full_machine_above(120.0, 700)
+    found = capacity_and_above(120.0, 700, 190.0)
     assert found["next_step"]["ratio"] == 0.81
     assert outcome.ceiling_finding(found, 600)["level"] == "warning"
     # The step that broke left the machine a tenth idle or more: it had CPU to spare, as before.
-    said = outcome.ceiling_finding(full_machine_above(120.0, 630, broken_busy=170.0), 600)
+    said = outcome.ceiling_finding(capacity_and_above(120.0, 630, 170.0), 600)
     assert said["level"] == "warning" and ": the machine had CPU to spare. 630 RPM broke" in said["text"]
     assert limits.ceiling_words(found) == (
         "The machine's ceiling at 600 RPM: 1000 RPM (120 % busy of 200 %); capacity ÷ ceiling = 0.60. "
