@@ -67,7 +67,13 @@ def _broken(row: dict, capacity_rpm: float, cores: int) -> dict:
     }
 
 
-def full(found: dict) -> bool:
-    """Whether the machine was full at the step that broke above capacity."""
-    busy = (found.get("next_step") or {}).get("machine_cpu_percent")
-    return busy is not None and busy >= FULL * found["cores"] * 100
+def dearer_when_full(found: dict) -> float | None:
+    """How much more CPU an arrival cost the machine at the step that broke above capacity than
+    at capacity's own step (0.2: 20 % more), where that step kept the machine FULL of its cores;
+    None where it did not, its ceiling is not known, or an arrival cost no more there."""
+    above = found.get("next_step") or {}
+    busy, own = above.get("machine_cpu_percent"), above.get("ceiling_rpm")
+    if busy is None or not own or busy < FULL * found["cores"] * 100:
+        return None
+    dearer = found["ceiling_rpm"] / own - 1
+    return dearer if dearer > 0 else None

@@ -125,8 +125,8 @@ def ceiling_finding(found: dict, capacity: float) -> dict:
     refused = ", ".join(f"{kind} {n}" for kind, n in broken["refused"].items()) or "nothing refused"
     busy = broken["machine_cpu_percent"]
     why = f"{broken['step']} broke with {refused}, p95 {metric_value('p95', broken['p95'])}, the machine "
-    dearer = found["ceiling_rpm"] / broken["ceiling_rpm"] - 1 if broken.get("ceiling_rpm") else 0.0
-    if ceiling.full(found) and dearer > 0:
+    dearer = ceiling.dearer_when_full(found)
+    if dearer is not None:
         return finding(
             "info" if broken["ratio"] >= ceiling.NEAR else "warning",
             f"{text}, but the machine's CPU per arrival grew as it filled: {why}{busy:g} % busy, each "
