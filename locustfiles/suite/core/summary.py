@@ -21,7 +21,9 @@ from typing import Any, NotRequired, TypedDict
 #    times (issue 31).
 # 5: a step's worker_requests, each worker's requests beside its CPU, and the ceiling of the
 #    step that broke above capacity with capacity's share of it (issue 29).
-SCHEMA_VERSION = 5
+# 6: shed_by_machine, the shed requests beside how busy the machine was in their second, and
+#    the timeline's shed and machine_cpu_percent per point (issue 29).
+SCHEMA_VERSION = 6
 
 
 class Row(TypedDict):
@@ -268,6 +270,22 @@ class CapacitySearch(TypedDict):
     broke_step: int | None  # the index of the step that broke at the interval's top
 
 
+class ShedByMachine(TypedDict):
+    """The shed requests beside how busy the machine's cores were in the second each was sent
+    (figures/shed_seconds.py): refused with CPU to spare, or while the machine was full."""
+
+    resolution_seconds: float  # the timeline's bucket: the seconds each judgement spans
+    cores: int
+    spare_pct: float  # "to spare": more than this share of the machine idle
+    busy_limit_cpu_percent: float  # the same as machine_cpu_percent (% of one core)
+    shed: int
+    unmeasured: int  # shed in seconds whose machine was not read
+    with_cpu_to_spare: int
+    seconds_with_cpu_to_spare: int
+    first_with_cpu_to_spare: dict[str, float] | None  # t (offset, s), shed, machine_cpu_percent
+    least_busy_cpu_percent: float | None  # of the seconds with a shed request
+
+
 class Summary(TypedDict):
     """summary.json. The profile-specific keys are NotRequired: capacity writes capacity_rpm,
     capacity_steps_held, capacity_search, ceiling and scalability; soak trend; overload
@@ -310,6 +328,7 @@ class Summary(TypedDict):
     capacity_steps_held: NotRequired[int]
     capacity_search: NotRequired[CapacitySearch]
     ceiling: NotRequired[Ceiling | None]
+    shed_by_machine: NotRequired[ShedByMachine | None]
     scalability: NotRequired[dict[str, Any]]
     trend: NotRequired[dict[str, Any]]
     client: NotRequired[dict[str, Any]]
@@ -330,4 +349,5 @@ CLOSED = (
     Finding,
     Ceiling,
     BrokenStep,
+    ShedByMachine,
 )

@@ -15,6 +15,7 @@ whether one process or many ran the users.
 import math
 from collections import Counter, defaultdict
 
+from locustfiles.suite.core import refusals
 from locustfiles.suite.core.histogram import Histogram, to_ms
 from locustfiles.suite.core.names import DEGRADED_STATUS, ORDER_ENDPOINT
 from locustfiles.suite.core.plan import ArrivalSchedule, Plan
@@ -125,20 +126,27 @@ class StepStats:
 
 
 class Timeline:
-    """The whole run second by second (or in longer buckets when it is long): requests and
-    failures of every endpoint, a histogram of the order endpoint, and the users running.
-    Buckets double in length whenever there would be more than ``limit`` of them, so a 64-hour
-    soak keeps as many points as a minute's smoke."""
+    """The whole run second by second (or in longer buckets when it is long): requests,
+    failures and shed requests of every endpoint, a histogram of the order endpoint, the users
+    running and, where the keeper reads it, how busy the machine's cores were. Buckets double in
+    length whenever there would be more than ``limit`` of them, so a 64-hour soak keeps as many
+    points as a minute's smoke."""
+
+    SUMS = ("requests", "failures", "shed", "machine_busy", "machine_wall")
 
     def __init__(self, endpoint: str, limit: int = TIMELINE_POINTS):
         self.endpoint, self.limit = endpoint, limit
         self.bucket_seconds = 1
         self.buckets: dict[int, dict] = {}
 
+    @classmethod
+    def _empty(cls) -> dict:
+        return {**dict.fromkeys(cls.SUMS, 0), "histogram": Histogram(), "users": 0}
+
     def _bucket(self, offset: int) -> dict:
         key = offset - offset % self.bucket_seconds
         if key not in self.buckets:
-            self.buckets[key] = {"requests": 0, "failures": 0, "histogram": Histogram(), "users": 0}
+            self.buckets[key] = self._empty()
             if len(self.buckets) > self.limit:
                 self._coarsen()
                 return self._bucket(offset)
@@ -148,12 +156,9 @@ class Timeline:
         self.bucket_seconds *= 2
         old, self.buckets = self.buckets, {}
         for offset, bucket in sorted(old.items()):
-            merged = self.buckets.setdefault(
-                offset - offset % self.bucket_seconds,
-                {"requests": 0, "failures": 0, "histogram": Histogram(), "users": 0},
-            )
-            merged["requests"] += bucket["requests"]
-            merged["failures"] += bucket["failures"]
+            merged = self.buckets.setdefault(offset - offset % self.bucket_seconds, self._empty())
+            for key in self.SUMS:
+                merged[key] += bucket[key]
             merged["histogram"].merge(bucket["histogram"])
             merged["users"] = max(merged["users"], bucket["users"])
 
@@ -163,6 +168,7 @@ class Timeline:
         bucket = self._bucket(offset)
         bucket["requests"] += stats.histogram.total
         bucket["failures"] += stats.failures
+        bucket["shed"] += sum(n for refusal, n in stats.refusals.items() if refusals.is_shed(refusal))
         if name == self.endpoint:
             bucket["histogram"].merge(stats.histogram)
 
@@ -171,19 +177,38 @@ class Timeline:
             bucket = self._bucket(offset)
             bucket["users"] = max(bucket["users"], count)
 
+    def machine(self, start: float, end: float, busy_seconds: float) -> None:
+        """The machine's cores were busy ``busy_seconds`` in all between the offsets ``start``
+        and ``end``: shared among the whole seconds they cover, by the time each covers."""
+        wall = end - start
+        if wall <= 0 or end <= 0:
+            return
+        second = max(0, math.floor(start))
+        while second < end:
+            covered = min(end, second + 1) - max(start, second)
+            if covered > 0:
+                bucket = self._bucket(second)
+                bucket["machine_wall"] += covered
+                bucket["machine_busy"] += busy_seconds * covered / wall
+            second += 1
+
     def points(self) -> list[dict]:
         out = []
         for offset, bucket in sorted(self.buckets.items()):
             percentiles = bucket["histogram"].percentiles((50, 95, 99))
+            wall = bucket["machine_wall"]
             out.append(
                 {
                     "t": offset,
                     "requests": bucket["requests"],
                     "rps": round(bucket["requests"] / self.bucket_seconds, 2),
                     "failures": bucket["failures"],
+                    "shed": bucket["shed"],
                     "order_requests": bucket["histogram"].total,
                     **percentiles,
                     "users": bucket["users"],
+                    # % of one core, as a step's machine_cpu_percent; None: not read then
+                    "machine_cpu_percent": round(100 * bucket["machine_busy"] / wall, 1) if wall else None,
                 }
             )
         return out

@@ -21,6 +21,7 @@ import gevent
 import psutil
 
 from common.environment import get, given
+from common.hostreadings import machine_busy_seconds
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
 from locustfiles.suite.core.learner_settings import load_settings
@@ -204,10 +205,12 @@ class KeptRun(LoadRun):
             self._balancer_before = self.balancer.snapshot()
         self._reading_step = 0
         last_peak = time.time()
+        machine = self._machine_seconds()
         while True:
             now = time.time()
             offset = now - self.t0
             self.recorder.timeline.users(int(offset), self.runner.user_count)
+            machine = self._machine_seconds(machine)
             self.plan.follow(self.runner.target_user_count, offset)
             while self._reading_step < len(self.plan.steps) and offset >= self.plan.step_end(
                 self._reading_step
@@ -221,6 +224,21 @@ class KeptRun(LoadRun):
                 return
             wait = min(1.0, self.t0 + self.plan.step_end(self._reading_step) - time.time())
             gevent.sleep(max(0.05, wait))
+
+    def _machine_seconds(self, before: tuple[float, float] | None = None) -> tuple[float, float] | None:
+        """(now, the machine's busy CPU seconds) where the servers are read on this machine (not
+        through hosts' agents, whose machine is not this one); the busy time since ``before``
+        goes into the timeline's seconds, by the timeline's whole-second offsets."""
+        if self.sampler.hosts:
+            return None
+        busy = machine_busy_seconds()
+        if busy is None:
+            return None
+        now = time.time()
+        if before is not None:
+            origin = int(self.t0)  # the recorder's seconds: whole epoch seconds less int(t0)
+            self.recorder.timeline.machine(before[0] - origin, now - origin, busy - before[1])
+        return now, busy
 
     def _close_reading(self, index: int) -> None:
         after = self.sampler.snapshot()

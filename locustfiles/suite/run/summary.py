@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from locustfiles.suite.core.plan import Plan
 from locustfiles.suite.core.summary import SCHEMA_VERSION, Summary
-from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.figures import cpu, results, shed_seconds
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record import balancer
 from locustfiles.suite.record.recorder import Recorder
@@ -100,6 +100,7 @@ def judged(
     """The summary with the profile's figures, its verdict (the audit, then the profile's
     judging), the provenance and the findings over all of it."""
     summary["provenance"] = provenance  # the host's cores, for the profile's figures
+    summary["shed_by_machine"] = shed_seconds.shed_by_machine(summary["timeline"], cpu.machine_cores(summary))
     summary.update(profile.figures(summary, rules, read or {}))
     summary["verdict"] = verdict(summary, profile, rules)
     summary["findings"] = findings.findings(summary)

@@ -58,6 +58,11 @@ def test_overload_against_the_stack_sheds_with_json_503s_and_leaves_nothing(stac
     assert audit["orders"] == audit["successes"] + audit["unanswered"]
     assert audit["unanswered"] <= figures["failed_after_payment"]
     assert "503 shed (" in Path(folder, "report.md").read_text()
+    # Each shed request is set beside the machine's CPU in its own second, read all along.
+    by_machine, points = summary["shed_by_machine"], summary["timeline"]["points"]
+    assert by_machine["shed"] >= sum(figures["shed"].values()) and by_machine["unmeasured"] == 0
+    read = [p["machine_cpu_percent"] for p in points if p["machine_cpu_percent"] is not None]
+    assert len(read) >= len(points) - 2 and all(0 <= cpu <= 100 * by_machine["cores"] + 5 for cpu in read)
     assert code == (0 if summary["verdict"]["passed"] else 1)
 
 

@@ -5,7 +5,7 @@ import random
 from locustfiles.suite import profiles
 from locustfiles.suite.core.plan import ArrivalSchedule
 from locustfiles.suite.figures import results
-from locustfiles.suite.record.recorder import EXAMPLES, Recorder
+from locustfiles.suite.record.recorder import EXAMPLES, EndpointStats, Recorder, Timeline
 
 BASKET = "/api/commerce/v0/baskets/"
 
@@ -186,3 +186,32 @@ def test_closed_model_rows_have_no_latency_from_the_schedule():
     recorder.absorb(sent)
     assert "from_schedule" not in results.step_rows(plan, recorder.steps, {})[0]
     assert "from_schedule" not in results.overall_row(plan, recorder.steps)
+
+
+def test_the_timeline_shares_the_machines_busy_time_among_the_seconds_it_covers():
+    timeline = Timeline(BASKET)
+    timeline.machine(-0.5, 0.5, 1.0)  # before the run's start: only its half after t0 counts
+    timeline.machine(0.5, 1.5, 1.8)  # 0.9 s busy in each of seconds 0 and 1 ...
+    timeline.machine(1.5, 2.0, 0.5)  # ... and 0.5 s in the second half of second 1
+    points = {p["t"]: p for p in timeline.points()}
+    assert points[0]["machine_cpu_percent"] == round(100 * (0.5 + 0.9) / 1.0, 1)
+    assert points[1]["machine_cpu_percent"] == round(100 * (0.9 + 0.5) / 1.0, 1)
+
+
+def test_the_timeline_counts_shed_requests_and_keeps_the_machine_through_coarsening():
+    timeline = Timeline(BASKET, limit=4)
+    for second in range(8):
+        stats = EndpointStats()
+        stats.record(20, ok=True, status=201)
+        stats.record(3, ok=False, status=503, refusal="overloaded")
+        stats.record(4, ok=False, status=503, refusal="ecommerce_unavailable: overloaded")
+        stats.record(5, ok=False, status=429, refusal="too_many_requests")  # refused, not shed
+        timeline.add(second, BASKET, stats)
+        timeline.machine(second, second + 1, 1.0 + second / 10)
+    never_read = Timeline(BASKET)
+    never_read.add(0, BASKET, stats)
+    points = timeline.points()
+    assert timeline.bucket_seconds == 2
+    assert [p["shed"] for p in points] == [4, 4, 4, 4]
+    assert [p["machine_cpu_percent"] for p in points] == [105.0, 125.0, 145.0, 165.0]
+    assert never_read.points()[0]["machine_cpu_percent"] is None

@@ -205,3 +205,42 @@ def test_purchases_sent_later_than_their_arrivals_were_due_are_named_by_step():
         row["from_schedule"]["p95"] = row["p95"] + 3
     assert not any("due times" in t for t in texts(findings.findings(planted)))
     assert not any("due times" in t for t in texts(findings.findings(summary())))  # closed model
+
+
+def shed_figure(**kwargs):
+    figure = {
+        "resolution_seconds": 1,
+        "cores": 2,
+        "spare_pct": 10,
+        "busy_limit_cpu_percent": 180.0,
+        "shed": 40,
+        "unmeasured": 0,
+        "with_cpu_to_spare": 0,
+        "seconds_with_cpu_to_spare": 0,
+        "first_with_cpu_to_spare": None,
+        "least_busy_cpu_percent": 184.5,
+    }
+    return {**figure, **kwargs}
+
+
+def test_shed_requests_with_cpu_to_spare_are_a_warning_and_on_a_full_machine_are_not():
+    spare = shed_figure(
+        with_cpu_to_spare=12,
+        seconds_with_cpu_to_spare=3,
+        first_with_cpu_to_spare={"t": 35, "shed": 5, "machine_cpu_percent": 150.2},
+        least_busy_cpu_percent=150.2,
+    )
+    assert texts(findings.findings(summary(extra={"shed_by_machine": spare})), "warning")[-1] == (
+        "12 of 40 shed requests came in a second when the machine had more than 10 % of its CPU to "
+        "spare (under 180 % of 200 %; 3 seconds in all, the first 35 s into the run at 150.2 %): the "
+        "services refused work the machine could still have done."
+    )
+    full = findings.findings(summary(extra={"shed_by_machine": shed_figure(unmeasured=2)}))
+    assert (
+        "Every shed request (38) came in a second when the machine's 2 cores were at least 90 % busy "
+        "(the least busy such second: 184.5 % of 200 %); 2 shed requests came when the machine was "
+        "not read." in texts(full, "info")
+    )
+    assert not [t for t in texts(full) if "to spare (under" in t]
+    nothing = findings.findings(summary(extra={"shed_by_machine": shed_figure(shed=0)}))
+    assert not [t for t in texts(nothing) if "shed request" in t]

@@ -21,6 +21,7 @@ from locustfiles.suite.verdict.findings.machine import (
     load_generator_findings,
     missed_findings,
     shared_machine_findings,
+    shed_machine_findings,
     thin_findings,
 )
 from locustfiles.suite.verdict.findings.outcome import (
@@ -53,6 +54,7 @@ def findings(summary: dict) -> list[dict]:
         *capacity_findings(summary),
         *p95_findings(summary),
         *error_findings(summary),
+        *shed_machine_findings(summary),
         *audit_findings(summary),
         *load_generator_findings(summary),
         *busiest_process_findings(summary),

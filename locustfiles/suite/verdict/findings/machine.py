@@ -224,3 +224,39 @@ def from_schedule_findings(summary: dict) -> list[dict]:
             "latency from the schedule.",
         )
     ]
+
+
+def shed_machine_findings(summary: dict) -> list[dict]:
+    """Whether a shed request came in a second the machine had CPU to spare
+    (figures/shed_seconds.py): the services refusing work the machine could still do."""
+    found = summary.get("shed_by_machine")
+    if not found or not found.get("shed"):
+        return []
+    cores, limit = found["cores"], found["busy_limit_cpu_percent"]
+    seconds = found["resolution_seconds"]
+    per = "second" if seconds == 1 else f"{seconds:g}-second bucket"
+    unread = found.get("unmeasured") or 0
+    unread_text = f"; {plural(unread, 'shed request')} came when the machine was not read" if unread else ""
+    if found["with_cpu_to_spare"]:
+        first = found["first_with_cpu_to_spare"]
+        many = plural(found["seconds_with_cpu_to_spare"], per)
+        return [
+            finding(
+                "warning",
+                f"{found['with_cpu_to_spare']} of {plural(found['shed'], 'shed request')} came in a {per} "
+                f"when the machine had more than {found['spare_pct']:g} % of its CPU to spare (under "
+                f"{limit:g} % of {100 * cores:g} %; {many} in all, the first {first['t']:g} s into the run "
+                f"at {first['machine_cpu_percent']:g} %){unread_text}: the services refused work the "
+                "machine could still have done.",
+            )
+        ]
+    if unread == found["shed"]:
+        return [finding("info", f"The machine was not read in any {per} with a shed request.")]
+    return [
+        finding(
+            "info",
+            f"Every shed request ({found['shed'] - unread}) came in a {per} when the machine's "
+            f"{plural(cores, 'core')} were at least {100 - found['spare_pct']:g} % busy (the least busy such "
+            f"{per}: {found['least_busy_cpu_percent']:g} % of {100 * cores:g} %){unread_text}.",
+        )
+    ]
