@@ -197,10 +197,12 @@ def request(
     form: dict | None = None,
     headers: dict | None = None,
     idempotent: bool | None = None,
+    fresh: bool = False,
 ) -> Reply:
     """``method`` ``url`` with a JSON body (``json``) or a form (``form``); ``timeout`` seconds
     to connect and again for each wait on the answer (a timeout is not retried). ``idempotent``
-    defaults to True for GET only."""
+    defaults to True for GET only. ``fresh``: on a new connection, not a kept one (the server's
+    workers accept it in a race: the one free to take it first)."""
     sent = dict(headers or {})
     body = None
     if json is not None:
@@ -216,7 +218,7 @@ def request(
     data = _head(method, path, connections.host_header, sent, body) + (body or b"")
     tried_again = False
     while True:
-        sock = connections.kept_socket()
+        sock = None if fresh else connections.kept_socket()
         if sock is None:
             try:
                 sock = connections.connect(timeout)

@@ -1,6 +1,7 @@
 """POST /api/commerce/v0/baskets/: who may buy, which courses, and how every ecommerce
 outcome is answered (never a bare 500)."""
 
+import http.server
 import json
 import socket
 import threading
@@ -223,3 +224,70 @@ def test_the_lms_sells_the_courses_free_seat(csrf_client, learner, settings):
     assert [q["sql"].split()[0] for q in captured.captured_queries] == ["SELECT"]
     assert "enrollment_enrollment" in captured.captured_queries[0]["sql"]
     assert seat(2).mode == "honor" and not seat(2).is_paid
+
+
+@pytest.fixture
+def scripted_ecommerce(settings):
+    """A real HTTP server in ecommerce's place that keeps connections alive and answers each
+    request with the next of the answers given (status, body); it notes the client's address of
+    every request, so a request on a new connection shows as a new port."""
+    answers, seen = [], []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append(self.client_address)
+            status, body = answers.pop(0)
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 503:
+                self.send_header("Retry-After", "1")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.ECOMMERCE_URL = f"http://127.0.0.1:{server.server_address[1]}"
+    http_client.close_all()
+    yield answers, seen
+    http_client.close_all()
+    server.shutdown()
+    server.server_close()
+
+
+OVERLOADED = (503, {"error": "overloaded", "message": "The service is at capacity."})
+
+
+def test_a_workers_refusal_is_tried_once_more_on_a_new_connection(csrf_client, learner, scripted_ecommerce):
+    answers, seen = scripted_ecommerce
+    answers.extend([OVERLOADED, (201, {"id": 1, "order": ORDER})])
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 201 and response.json()["order"]["number"] == "100001"
+    assert len(seen) == 2 and seen[0][1] != seen[1][1]  # the second on a connection of its own
+
+
+def test_a_second_refusal_is_the_services_and_reaches_the_learner(csrf_client, learner, scripted_ecommerce):
+    answers, seen = scripted_ecommerce
+    answers.extend([OVERLOADED, OVERLOADED, (201, {"id": 1, "order": ORDER})])
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 503 and response["Retry-After"] == "1"
+    assert response.json()["error"] == "ecommerce_unavailable"
+    assert response.json()["ecommerce"]["error"] == "overloaded"
+    assert len(seen) == 2
+
+
+def test_any_other_503_is_not_tried_again(csrf_client, learner, scripted_ecommerce):
+    """An exhausted pool or a database away is the service's state, not one worker's queue."""
+    answers, seen = scripted_ecommerce
+    answers.extend([(503, {"error": "pool_exhausted"}), (201, {"id": 1, "order": ORDER})])
+    response = buy(csrf_client, seat(1).course_id)
+    assert response.status_code == 503 and response.json()["ecommerce"]["error"] == "pool_exhausted"
+    assert len(seen) == 1

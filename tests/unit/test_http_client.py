@@ -233,3 +233,12 @@ def test_https_refuses_a_certificate_of_a_ca_it_was_not_given(private_ca_server,
     monkeypatch.delenv("HTTP_CA_BUNDLE", raising=False)
     with pytest.raises(http_client.RequestError, match="CERTIFICATE_VERIFY_FAILED"):
         http_client.get(url + "/health/", timeout=2)
+
+
+def test_a_fresh_call_opens_a_connection_of_its_own_and_keeps_it_for_the_next(server):
+    url, accepted = server
+    http_client.get(url + "/x", timeout=2)
+    http_client.get(url + "/x", fresh=True, timeout=2)
+    assert len(accepted) == 2
+    http_client.get(url + "/x", timeout=2)  # a kept one: the fresh call's, handed back
+    assert len(accepted) == 2
