@@ -19,7 +19,9 @@ urllib3:
 Over https (ecommerce behind a load balancer that ends TLS) the certificate and host name are
 checked against the system's certificate authorities, or those of the PEM file
 ``HTTP_CA_BUNDLE`` names (a private CA); kept-alive https connections are ended after
-``IDLE_SECONDS`` the same way.
+``IDLE_SECONDS`` the same way, and a new one resumes the TLS session of the last one handed back
+(the balancer's session tickets): a full handshake costs both ends a key exchange, a signature
+and a certificate chain to check, a resumed one none of the last two.
 
 ``Timeout`` and ``RequestError`` are what a caller catches; a ``Reply`` carries
 ``status_code``, ``headers`` (case-insensitive), ``content``, ``text`` and ``json()``.
@@ -99,6 +101,9 @@ class _Connections:
         default_port = _HTTPS_PORT if scheme == "https" else _HTTP_PORT
         self.host_header = host if port == default_port else f"{host}:{port}"
         self.tls = _tls_context() if scheme == "https" else None
+        # The TLS session of the last connection handed back whole: a new connection resumes
+        # it (an abbreviated handshake, no certificate to send or check) where the server agrees.
+        self.session = None
         self.kept: collections.deque = collections.deque()
 
     def connect(self, timeout: float):
@@ -106,7 +111,7 @@ class _Connections:
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self.tls is not None:
-                sock = self.tls.wrap_socket(sock, server_hostname=self.address[0])
+                sock = self.tls.wrap_socket(sock, server_hostname=self.address[0], session=self.session)
         except BaseException:
             sock.close()
             raise
@@ -124,6 +129,9 @@ class _Connections:
         return None
 
     def return_socket(self, sock) -> None:
+        if self.tls is not None and sock.session is not None:
+            # Read after an answer: TLS 1.3 servers send their session tickets after the handshake.
+            self.session = sock.session
         if len(self.kept) < POOL_MAXSIZE:
             self.kept.append((sock, time.monotonic()))
         else:

@@ -200,7 +200,15 @@ def private_ca_server(tmp_path):
         + server_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     )
 
+    resumed = []  # per connection: whether its handshake resumed an earlier session
+
     class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # kept alive, as a load balancer keeps them
+
+        def setup(self):
+            super().setup()
+            resumed.append(self.request.session_reused)
+
         def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Length", "2")
@@ -215,20 +223,20 @@ def private_ca_server(tmp_path):
     context.load_cert_chain(tmp_path / "server.pem")
     httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"https://127.0.0.1:{httpd.server_address[1]}", tmp_path / "ca.pem"
+    yield f"https://127.0.0.1:{httpd.server_address[1]}", tmp_path / "ca.pem", resumed
     httpd.shutdown()
     httpd.server_close()
 
 
 def test_https_trusts_the_ca_bundle_it_is_given(private_ca_server, monkeypatch):
-    url, ca_file = private_ca_server
+    url, ca_file, _ = private_ca_server
     http_client.close_all()  # connections made before the setting
     monkeypatch.setenv("HTTP_CA_BUNDLE", str(ca_file))
     assert http_client.get(url + "/health/", timeout=2).status_code == 200
 
 
 def test_https_refuses_a_certificate_of_a_ca_it_was_not_given(private_ca_server, monkeypatch):
-    url, _ = private_ca_server
+    url, _, _ = private_ca_server
     http_client.close_all()
     monkeypatch.delenv("HTTP_CA_BUNDLE", raising=False)
     with pytest.raises(http_client.RequestError, match="CERTIFICATE_VERIFY_FAILED"):
@@ -242,3 +250,12 @@ def test_a_fresh_call_opens_a_connection_of_its_own_and_keeps_it_for_the_next(se
     assert len(accepted) == 2
     http_client.get(url + "/x", timeout=2)  # a kept one: the fresh call's, handed back
     assert len(accepted) == 2
+
+
+def test_a_new_https_connection_resumes_the_session_of_the_last_one(private_ca_server, monkeypatch):
+    url, ca_file, resumed = private_ca_server
+    http_client.close_all()
+    monkeypatch.setenv("HTTP_CA_BUNDLE", str(ca_file))
+    for _ in range(3):  # each on a connection of its own, after the first was handed back
+        assert http_client.get(url + "/health/", fresh=True, timeout=2).status_code == 200
+    assert resumed == [False, True, True]
