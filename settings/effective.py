@@ -103,6 +103,10 @@ def effective() -> dict[str, str]:
         "LMS_FAULT_ERROR_RATE": lms.LMS_FAULT_ERROR_RATE,
         "CATALOG_COURSES": lms.CATALOG_COURSES,
         "SERVER_TIMING": "on" if ecommerce.SERVER_TIMING else "off",
+        # The New Relic agent wraps both services where scripts/stack.sh finds its key or file (the
+        # key itself is a secret and is not printed): a run with it measures the agent too.
+        "NEW_RELIC_AGENT": "on" if get("NEW_RELIC_LICENSE_KEY") or get("NEW_RELIC_CONFIG_FILE") else "off",
+        "NEW_RELIC_CONFIG_FILE": get("NEW_RELIC_CONFIG_FILE") or "",
         "ECOMMERCE_ORDER_PREFIX": ecommerce.ORDER_NUMBER_PREFIX,
         # Load-test machinery (docs/decisions.md): a run needs /auto_auth, a chaos run the fault API,
         # a hosted-page payment the processor's stand-in.

@@ -9,7 +9,7 @@ from locustfiles.suite.stack.services import changes, parse_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 # The variables behind the printed settings: the developer's environment must not leak in.
-PREFIXES = ("ECOMMERCE_", "LMS_", "DB_", "MYSQL_DRIVER", "DJANGO_SETTINGS_MODULE")
+PREFIXES = ("ECOMMERCE_", "LMS_", "DB_", "MYSQL_DRIVER", "DJANGO_SETTINGS_MODULE", "NEW_RELIC_")
 NAMES = ("ORDER_COUNTER", "CATALOG_COURSES", "SERVER_TIMING")  # ECOMMERCE_/LMS_ ones: PREFIXES
 
 
@@ -110,3 +110,12 @@ def test_the_services_code_is_a_setting_so_other_code_restarts_them(tmp_path):
     assert code(tmp_path) == clean
     # This checkout's services: the value the suite compares.
     assert effective()["SERVICES_CODE"].startswith(f"{ROOT}@")
+
+
+def test_the_new_relic_agent_is_a_setting_and_its_key_is_not_printed():
+    """A run under the agent measures the agent: it restarts services started without it."""
+    assert effective()["NEW_RELIC_AGENT"] == "off"
+    done = settings(NEW_RELIC_LICENSE_KEY="0123456789abcdef" * 2, NEW_RELIC_CONFIG_FILE="/etc/nr.ini")
+    found = parse_settings(done.stdout)
+    assert (found["NEW_RELIC_AGENT"], found["NEW_RELIC_CONFIG_FILE"]) == ("on", "/etc/nr.ini")
+    assert "0123456789abcdef" not in done.stdout + done.stderr
