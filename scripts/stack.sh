@@ -121,13 +121,17 @@ launch_service() {
   if [ "$name" = ecommerce ]; then staff_key=$(staff_jwt_secret); fi
   # With a New Relic license key (or config file) the agent wraps gunicorn; each service
   # reports as its own application, "<NEW_RELIC_APP_NAME or orderservice>-<service>".
-  local agent=() app_name=$NEW_RELIC_APP_NAME-$name
+  # The agent's settings are the product's (settings/newrelic.ini, as deployed) unless
+  # NEW_RELIC_CONFIG_FILE names a file of one's own; settings/effective.py says the same.
+  local agent=() app_name=$NEW_RELIC_APP_NAME-$name agent_config=${NEW_RELIC_CONFIG_FILE:-}
   if [ -n "${NEW_RELIC_LICENSE_KEY:-}${NEW_RELIC_CONFIG_FILE:-}" ]; then
     agent=("$VENV/bin/newrelic-admin" run-program)
-    say "$name: under the New Relic agent as \"$app_name\""
+    agent_config=${agent_config:-$ROOT/settings/newrelic.ini}
+    say "$name: under the New Relic agent as \"$app_name\" ($agent_config)"
   fi
   # exec: no shell lingers as the server's parent holding this script's stdout open.
-  (cd "$ROOT" && export STAFF_JWT_SECRET_KEY=$staff_key && NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
+  (cd "$ROOT" && export STAFF_JWT_SECRET_KEY=$staff_key && export NEW_RELIC_CONFIG_FILE=$agent_config &&
+    NEW_RELIC_APP_NAME=$app_name exec setsid "${pin[@]}" "${agent[@]}" "$PYTHON" -m gunicorn -c "$conf" \
     </dev/null >>"$LOG_DIR/$name.out" 2>&1) &
 }
 

@@ -20,6 +20,9 @@ from settings._env import POOL_ENGINES
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_NAMES = {engine: name for name, engine in POOL_ENGINES.items()}
+# The New Relic agent's settings where no NEW_RELIC_CONFIG_FILE of one's own is given (as
+# scripts/stack.sh starts the services; the deployment writes the same lines).
+NEW_RELIC_INI = str(ROOT / "settings" / "newrelic.ini")
 # Each service's gunicorn settings a run may vary: its configuration's key, its variable's name
 # under the service's prefix (common/environment/services.py). A recycled worker's drain and boot
 # refuse work on a busy machine (issue 29), so the recycling is among them.
@@ -72,6 +75,7 @@ def effective() -> dict[str, str]:
     ecommerce = importlib.import_module(ecommerce_module)
     lms = importlib.import_module("settings.lms_stub")
     ecommerce_db, lms_db = ecommerce.DATABASES["default"], lms.DATABASES["default"]
+    agent = get("NEW_RELIC_LICENSE_KEY") or get("NEW_RELIC_CONFIG_FILE")
     values = {
         **{
             f"{prefix}_{name}": server[key]
@@ -105,8 +109,8 @@ def effective() -> dict[str, str]:
         "SERVER_TIMING": "on" if ecommerce.SERVER_TIMING else "off",
         # The New Relic agent wraps both services where scripts/stack.sh finds its key or file (the
         # key itself is a secret and is not printed): a run with it measures the agent too.
-        "NEW_RELIC_AGENT": "on" if get("NEW_RELIC_LICENSE_KEY") or get("NEW_RELIC_CONFIG_FILE") else "off",
-        "NEW_RELIC_CONFIG_FILE": get("NEW_RELIC_CONFIG_FILE") or "",
+        "NEW_RELIC_AGENT": "on" if agent else "off",
+        "NEW_RELIC_CONFIG_FILE": (get("NEW_RELIC_CONFIG_FILE") or NEW_RELIC_INI) if agent else "",
         "ECOMMERCE_ORDER_PREFIX": ecommerce.ORDER_NUMBER_PREFIX,
         # Load-test machinery (docs/decisions.md): a run needs /auto_auth, a chaos run the fault API,
         # a hosted-page payment the processor's stand-in.

@@ -11,6 +11,7 @@ from pathlib import Path
 import requests
 
 from common.contract.server_timing import parse
+from settings.effective import NEW_RELIC_INI
 from tests.integration.helpers import new_name, order
 from tests.integration.test_loop import buy, new_learner
 
@@ -68,6 +69,8 @@ def test_new_relic_records_each_order_with_its_figures(stack, tmp_path):
         **{f"NEW_RELIC_UTILIZATION_DETECT_{cloud}": "false" for cloud in ("AWS", "AZURE", "GCP", "PCF")},
         "NEW_RELIC_UTILIZATION_DETECT_DOCKER": "false",
         "NEW_RELIC_UTILIZATION_DETECT_KUBERNETES": "false",
+        # The product's agent settings, as `make up` and the deployment give them.
+        "NEW_RELIC_CONFIG_FILE": NEW_RELIC_INI,
     }
     server = stack.another_ecommerce(workers=1, wrapper=[NEWRELIC_ADMIN, "run-program"], **env)
     try:

@@ -119,3 +119,6 @@ def test_the_new_relic_agent_is_a_setting_and_its_key_is_not_printed():
     found = parse_settings(done.stdout)
     assert (found["NEW_RELIC_AGENT"], found["NEW_RELIC_CONFIG_FILE"]) == ("on", "/etc/nr.ini")
     assert "0123456789abcdef" not in done.stdout + done.stderr
+    # With a key alone, the product's settings: the file the deployment's lines come from.
+    keyed = parse_settings(settings(NEW_RELIC_LICENSE_KEY="0" * 40).stdout)
+    assert keyed["NEW_RELIC_CONFIG_FILE"] == str(ROOT / "settings" / "newrelic.ini")
