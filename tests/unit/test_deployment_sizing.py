@@ -1,4 +1,4 @@
-"""The m3 inventories size the services from the instance's vCPUs, as the 2015 runs did.
+"""The m3 inventories size the services from the instance's vCPUs: one gevent worker per vCPU.
 
 The values are read through Ansible itself (an ad-hoc debug task templates the group vars on
 the controller; no host is contacted), so what is asserted is what a deploy would use.
@@ -52,11 +52,11 @@ def derived(inventory: str, host: str, *extra: str) -> dict:
 
 @pytest.mark.parametrize(
     "inventory, vcpus, workers",
-    [("m3-medium-pair", 1, 3), ("m3-xlarge-pair", 4, 9)],
+    [("m3-medium-pair", 1, 1), ("m3-xlarge-pair", 4, 4)],
 )
-def test_m3_inventories_give_each_service_two_workers_per_vcpu_plus_one(inventory, vcpus, workers):
+def test_m3_inventories_give_each_service_one_gevent_worker_per_vcpu(inventory, vcpus, workers):
     sizes = derived(inventory, "ecommerce-1")
-    assert sizes["ecommerce_workers"] == 2 * vcpus + 1 == workers
+    assert sizes["ecommerce_workers"] == vcpus == workers
     assert sizes["lms_stub_workers"] == workers
     assert sizes["locust_workers_per_host"] == vcpus
 
@@ -88,7 +88,7 @@ def host(name, groups, vcpus=2, kernel="k1", **sizes):
 
 
 ALL_TIERS = ["database", "lms_stub", "ecommerce", "load_balancer", "locust_master", "locust_workers"]
-XLARGE = {"ecommerce_workers": "9", "lms_stub_workers": "9", "locust_workers_per_host": "4"}
+XLARGE = {"ecommerce_workers": "4", "lms_stub_workers": "4", "locust_workers_per_host": "4"}
 
 
 def test_a_host_sized_by_the_roles_defaults_or_for_its_own_vcpus_is_not_warned_about():
@@ -101,8 +101,8 @@ def test_a_host_sized_by_the_roles_defaults_or_for_its_own_vcpus_is_not_warned_a
 def test_m3_xlarge_values_on_a_smaller_host_are_warned_about():
     (said,) = sizing_check()([host("ecommerce-1", ["ecommerce"], vcpus=2, **XLARGE)])
     assert said.startswith(
-        "ecommerce-1 has 2 vCPUs: 9 busy processes where one host of 2 vCPUs with these roles would run 5 "
-        "(ecommerce workers 9 for 5)."
+        "ecommerce-1 has 2 vCPUs: 4 busy processes where one host of 2 vCPUs with these roles would run 2 "
+        "(ecommerce workers 4 for 2)."
     )
 
 
@@ -120,8 +120,8 @@ def test_the_clusters_hosts_on_one_machine_are_counted_together():
     (said,) = sizing_check()([host(name, g, **XLARGE) for name, g in groups.items()])
     assert said.startswith(
         "db-1, db-2, ecommerce-1, ecommerce-2, lb-1, lms-1, locust-1, locust-2 share one kernel of 2 vCPUs: "
-        "39 busy processes where one host of 2 vCPUs with these roles would run 16 (ecommerce workers 18 "
-        "for 5, lms_stub workers 9 for 5, Locust workers 8 for 2)."
+        "24 busy processes where one host of 2 vCPUs with these roles would run 10 (ecommerce workers 8 "
+        "for 2, lms_stub workers 4 for 2, Locust workers 8 for 2)."
     )
 
 
@@ -156,8 +156,8 @@ def test_the_cluster_sized_for_its_shared_cores_runs_what_one_host_of_them_would
     facts = json.dumps({"ansible_facts": {"processor_vcpus": 2}})
     shared = ("-e", "@inventories/cluster/shared-cores.yml", "-e", facts)
     sizes = {name: derived("cluster", name, *shared) for name in ("ecommerce-1", "lms-1", "locust-2")}
-    assert sizes["ecommerce-1"]["ecommerce_workers"] == 2  # x 2 hosts: 4 of the rule's 5
-    assert sizes["lms-1"]["lms_stub_workers"] == 5
+    assert sizes["ecommerce-1"]["ecommerce_workers"] == 1  # x 2 hosts: the rule's 2
+    assert sizes["lms-1"]["lms_stub_workers"] == 2
     assert sizes["locust-2"]["locust_workers_per_host"] == 1  # x 2 hosts: the 2 cores
     counts = {key: str(value) for key, value in sizes["ecommerce-1"].items()}
     groups = {"lms-1": ["lms_stub"], "ecommerce-1": ["ecommerce"], "ecommerce-2": ["ecommerce"]}
@@ -166,3 +166,11 @@ def test_the_cluster_sized_for_its_shared_cores_runs_what_one_host_of_them_would
     # Without it, the cluster is sized for m3.xlarge: the check warns.
     unshared = {key: str(value) for key, value in derived("cluster", "ecommerce-1").items()}
     assert sizing_check()([host(name, g, **unshared) for name, g in groups.items()])
+
+
+def test_sync_workers_are_counted_by_their_own_rule():
+    """A sync worker class keeps 2 x vCPUs + 1 workers: the check counts them by that rule."""
+    sync = {"ecommerce_workers": "5", "ecommerce_worker_class": "sync"}
+    assert sizing_check()([host("ecommerce-1", ["ecommerce"], vcpus=2, **sync)]) == []
+    (said,) = sizing_check()([host("ecommerce-1", ["ecommerce"], vcpus=2, ecommerce_workers="5")])
+    assert "(ecommerce workers 5 for 2)" in said
