@@ -14,7 +14,19 @@ SECTION = Section(
             shown="none",
         ),
         Variable(
-            "NEW_RELIC_CONFIG_FILE", None, "str", "the New Relic agent's configuration file", shown="none"
+            "NEW_RELIC_CONFIG_FILE",
+            None,
+            "str",
+            "the New Relic agent's configuration file",
+            shown="settings/newrelic.ini where the agent runs",
+        ),
+        Variable(
+            "NEW_RELIC_DEVELOPER_MODE",
+            None,
+            "bool",
+            "the agent reports to its built-in fake collector: offline, nothing leaves the host (read "
+            "by the agent itself)",
+            shown="false",
         ),
         Variable(
             "NEW_RELIC_APP_NAME",

@@ -138,6 +138,7 @@ class Timeline:
         self.endpoint, self.limit = endpoint, limit
         self.bucket_seconds = 1
         self.buckets: dict[int, dict] = {}
+        self._machine_read: tuple[float, float] | None = None  # (offset, busy seconds) last read
 
     @classmethod
     def _empty(cls) -> dict:
@@ -176,6 +177,15 @@ class Timeline:
         if offset >= 0:
             bucket = self._bucket(offset)
             bucket["users"] = max(bucket["users"], count)
+
+    def read_machine(self, at: float, busy_seconds: float | None) -> None:
+        """The machine's busy CPU seconds since boot, read at offset ``at`` (None: not read): the
+        time since the last reading goes into the seconds it covers."""
+        if busy_seconds is None:
+            return
+        if self._machine_read is not None:
+            self.machine(self._machine_read[0], at, busy_seconds - self._machine_read[1])
+        self._machine_read = (at, busy_seconds)
 
     def machine(self, start: float, end: float, busy_seconds: float) -> None:
         """The machine's cores were busy ``busy_seconds`` in all between the offsets ``start``

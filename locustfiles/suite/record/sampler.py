@@ -92,6 +92,15 @@ def host_percent(before: dict, after: dict, seconds: float) -> dict[str, float]:
     return out
 
 
+def by_host(percents: dict[str, float], hosts: dict[str, str]) -> dict[str, float]:
+    """CPU % of processes (Locust's, by name) summed by the host each runs on ("?": not known)."""
+    found: dict[str, float] = {}
+    for name, percent in percents.items():
+        host = hosts.get(name, "?")
+        found[host] = round(found.get(host, 0.0) + percent, 1)
+    return found
+
+
 def _grown(before: int | None, after: int | None) -> int | None:
     """What a worker's count grew by; None unless read at both ends."""
     return None if before is None or after is None else max(after - before, 0)

@@ -31,7 +31,7 @@ from locustfiles.suite.figures import ceiling, cpu, results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.recorder import Recorder
-from locustfiles.suite.record.sampler import ServerSampler, parse_hosts
+from locustfiles.suite.record.sampler import ServerSampler, by_host, parse_hosts
 from locustfiles.suite.report import live, terminal
 from locustfiles.suite.run import folder, hooks, start_form, webpages
 from locustfiles.suite.run import summary as summaries
@@ -205,12 +205,12 @@ class KeptRun(LoadRun):
             self._balancer_before = self.balancer.snapshot()
         self._reading_step = 0
         last_peak = time.time()
-        machine = self._machine_seconds()
         while True:
             now = time.time()
             offset = now - self.t0
             self.recorder.timeline.users(int(offset), self.runner.user_count)
-            machine = self._machine_seconds(machine)
+            if not self.sampler.hosts:  # this machine's busy time second by second (not the hosts')
+                self.recorder.timeline.read_machine(now - int(self.t0), machine_busy_seconds())
             self.plan.follow(self.runner.target_user_count, offset)
             while self._reading_step < len(self.plan.steps) and offset >= self.plan.step_end(
                 self._reading_step
@@ -225,32 +225,13 @@ class KeptRun(LoadRun):
             wait = min(1.0, self.t0 + self.plan.step_end(self._reading_step) - time.time())
             gevent.sleep(max(0.05, wait))
 
-    def _machine_seconds(self, before: tuple[float, float] | None = None) -> tuple[float, float] | None:
-        """(now, the machine's busy CPU seconds) where the servers are read on this machine (not
-        through hosts' agents, whose machine is not this one); the busy time since ``before``
-        goes into the timeline's seconds, by the timeline's whole-second offsets."""
-        if self.sampler.hosts:
-            return None
-        busy = machine_busy_seconds()
-        if busy is None:
-            return None
-        now = time.time()
-        if before is not None:
-            origin = int(self.t0)  # the recorder's seconds: whole epoch seconds less int(t0)
-            self.recorder.timeline.machine(before[0] - origin, now - origin, busy - before[1])
-        return now, busy
-
     def _close_reading(self, index: int) -> None:
         after = self.sampler.snapshot()
         reading = self.sampler.reading(self._before, after)
         reading["suite_rss_mb"] = round(psutil.Process().memory_info().rss / 2**20, 1)
         reading["locust_cpu"] = self._locust_cpu()
         if self.sampler.hosts:  # each host's Locust processes, as they report themselves
-            by_host: dict[str, float] = {}
-            for name, percent in reading["locust_cpu"].items():
-                host = self.locust_hosts.get(name, "?")
-                by_host[host] = round(by_host.get(host, 0.0) + percent, 1)
-            reading["locust_cpu_by_host"] = by_host
+            reading["locust_cpu_by_host"] = by_host(reading["locust_cpu"], self.locust_hosts)
         try:
             reading["db_size_mb"] = self.sampler.database_size_mb()
             reading["tables"] = self.sampler.table_sizes()

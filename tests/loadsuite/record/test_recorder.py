@@ -215,3 +215,11 @@ def test_the_timeline_counts_shed_requests_and_keeps_the_machine_through_coarsen
     assert [p["shed"] for p in points] == [4, 4, 4, 4]
     assert [p["machine_cpu_percent"] for p in points] == [105.0, 125.0, 145.0, 165.0]
     assert never_read.points()[0]["machine_cpu_percent"] is None
+
+
+def test_the_machine_read_now_and_then_fills_the_seconds_between_readings():
+    timeline = Timeline(BASKET)
+    timeline.read_machine(0.0, 1000.0)  # the first reading: a baseline only
+    timeline.read_machine(1.0, None)  # not read this time
+    timeline.read_machine(2.0, 1003.0)  # 3 s busy over 2 s: 150 % in each
+    assert [p["machine_cpu_percent"] for p in timeline.points()] == [150.0, 150.0]
