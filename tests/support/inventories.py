@@ -20,8 +20,10 @@ LOAD_TEST_INVENTORIES = [
 ]
 
 
-def inventory_value(inventory: str, expression: str, group: str = "ecommerce") -> set[str]:
-    """The values ``expression`` takes on the hosts of ``group`` in ``inventory``."""
+def debug_messages(inventory: str, pattern: str, message: str, *extra: str) -> dict:
+    """Each host's ``msg`` of an ad-hoc debug task with ``message`` on the hosts of ``pattern``
+    in ``inventory`` (a path from ansible/, or a host list such as "localhost,"), ``extra``
+    arguments to ansible after it; by host name."""
     env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1"}
     env["ANSIBLE_STDOUT_CALLBACK"] = "json"
     done = subprocess.run(
@@ -29,11 +31,12 @@ def inventory_value(inventory: str, expression: str, group: str = "ecommerce") -
             str(ANSIBLE),
             "-i",
             inventory,
-            group,
+            pattern,
             "-m",
             "ansible.builtin.debug",
             "-a",
-            f"msg={{{{ {expression} }}}}",
+            f"msg={message}",
+            *extra,
         ],
         cwd=ANSIBLE_DIR,
         env=env,
@@ -43,4 +46,9 @@ def inventory_value(inventory: str, expression: str, group: str = "ecommerce") -
     )
     assert done.returncode == 0, done.stdout + done.stderr
     hosts = json.loads(done.stdout)["plays"][0]["tasks"][0]["hosts"]
-    return {str(result["msg"]) for result in hosts.values()}
+    return {name: result["msg"] for name, result in hosts.items()}
+
+
+def inventory_value(inventory: str, expression: str, group: str = "ecommerce") -> set[str]:
+    """The values ``expression`` takes on the hosts of ``group`` in ``inventory``."""
+    return {str(msg) for msg in debug_messages(inventory, group, f"{{{{ {expression} }}}}").values()}

@@ -3,48 +3,30 @@
 Ansible itself on this host."""
 
 import configparser
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.inventories import debug_messages
+
 ROOT = Path(__file__).resolve().parents[2]
-ANSIBLE = Path(sys.executable).parent / "ansible"
 
 
 def rendered(developer_mode: bool) -> configparser.ConfigParser:
     """The role's template as Ansible renders it on the controller (no host is contacted)."""
-    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1"}
-    env["ANSIBLE_STDOUT_CALLBACK"] = "json"
-    done = subprocess.run(
-        [
-            str(ANSIBLE),
-            "localhost",
-            "-c",
-            "local",
-            "-i",
-            "localhost,",
-            "-m",
-            "ansible.builtin.debug",
-            "-a",
-            "msg={{ lookup('ansible.builtin.template', 'roles/common/templates/newrelic.ini.j2') }}",
-            "-e",
-            f"role_path={ROOT / 'ansible' / 'roles' / 'common'}",
-            "-e",
-            f"common_newrelic_developer_mode={str(developer_mode).lower()} common_newrelic_log_level=info",
-        ],
-        cwd=ROOT / "ansible",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    message = debug_messages(
+        "localhost,",
+        "localhost",
+        "{{ lookup('ansible.builtin.template', 'roles/common/templates/newrelic.ini.j2') }}",
+        "-c",
+        "local",
+        "-e",
+        f"role_path={ROOT / 'ansible' / 'roles' / 'common'}",
+        "-e",
+        f"common_newrelic_developer_mode={str(developer_mode).lower()} common_newrelic_log_level=info",
+    )["localhost"]
     found = configparser.ConfigParser()
-    found.read_string(json.loads(done.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]["msg"])
+    found.read_string(message)
     return found
 
 

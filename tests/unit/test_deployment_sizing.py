@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from gunicorn.config import WorkerConnections
 
+from tests.support.inventories import debug_messages
+
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE = Path(sys.executable).parent / "ansible"
 SIZING = (
@@ -25,29 +27,7 @@ SIZING = (
 
 def derived(inventory: str, host: str, *extra: str) -> dict:
     expression = "{{ {" + ", ".join(f"'{name}': {name} | int" for name in SIZING) + "} | to_json }}"
-    env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1"}
-    env["ANSIBLE_STDOUT_CALLBACK"] = "json"
-    done = subprocess.run(
-        [
-            str(ANSIBLE),
-            "-i",
-            f"inventories/{inventory}",
-            host,
-            "-m",
-            "ansible.builtin.debug",
-            "-a",
-            f"msg={expression}",
-            *extra,
-        ],
-        cwd=ROOT / "ansible",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout)["plays"][0]["tasks"][0]["hosts"][host]
-    return json.loads(result["msg"])
+    return json.loads(debug_messages(f"inventories/{inventory}", host, expression, *extra)[host])
 
 
 @pytest.mark.parametrize(
