@@ -27,7 +27,7 @@ from common.environment import get, given
 from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
-from locustfiles.suite.record import sampler
+from locustfiles.suite.record.hosts import parse_hosts
 from locustfiles.suite.report import terminal
 from locustfiles.suite.stack import hosts, services
 from locustfiles.suite.stack.commands import ROOT
@@ -115,7 +115,7 @@ def checked(profile: str, env: dict) -> tuple[int | None, int]:
     workers = get("WORKERS", env) or 0
     if workers < 0:
         raise ValueError(f"WORKERS must be 0 or more Locust worker processes, not {workers}")
-    sampler.parse_hosts(get("READINGS_HOSTS", env))
+    parse_hosts(get("READINGS_HOSTS", env))
     return preload_to, workers
 
 

@@ -30,8 +30,9 @@ from locustfiles.suite.core.plan import Step
 from locustfiles.suite.figures import ceiling, cpu, results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.digests import digest_report
+from locustfiles.suite.record.hosts import by_host, parse_hosts
 from locustfiles.suite.record.recorder import Recorder
-from locustfiles.suite.record.sampler import ServerSampler, by_host, parse_hosts
+from locustfiles.suite.record.sampler import ServerSampler
 from locustfiles.suite.report import live, terminal
 from locustfiles.suite.run import folder, hooks, start_form, webpages
 from locustfiles.suite.run import summary as summaries

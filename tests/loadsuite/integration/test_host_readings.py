@@ -15,7 +15,8 @@ import psutil
 import pytest
 
 from locustfiles.suite.figures import cpu
-from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler, parse_hosts
+from locustfiles.suite.record.hosts import parse_hosts
+from locustfiles.suite.record.sampler import COUNTERS, GAUGES, ServerSampler
 from tests.loadsuite.runs import assert_nothing_lost, run
 from tests.support.servers import free_port
 
