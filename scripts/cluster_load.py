@@ -2,9 +2,10 @@
 deployed Locust master (its web API, found from its command line; the suite's hooks, READINGS_HOSTS and
 BALANCER_STATS_URL as the locust role sets them) with the workers of both Locust hosts, set to
 each user count in turn for STEP_SECONDS (each change is a step of the suite's manual profile),
-then stopped: the master writes its run folder (summary.json, report.html) under
-<prefix>/var/locust/runs/. Prints one line per step, the balancer's requests per server and each
-host's CPU, then the folder's path on the last line.
+then stopped: the master writes its run folder (summary.json, report.html) under its VAR_DIR's
+runs/ (<prefix>/var/locust/runs/). Prints one line per step, the balancer's requests per server
+and each host's CPU, then the folder's path on the last line. Any host with a deployed master
+will do: molecule's (`make deploy-test`'s converge) is driven the same way from this host.
 
 Standard library only: it runs with the host's /usr/bin/python3.
 """
@@ -17,11 +18,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-RUNS = Path("/srv/orderservice/var/locust/runs")  # Locust's own folder (roles/locust)
 
-
-def master_url() -> str:
-    """The web API of the Locust master running here (its --web-host and --web-port)."""
+def deployed_master() -> tuple[str, Path]:
+    """The web API of the Locust master running here (its --web-host and --web-port), and the
+    folder of its run folders (its environment's VAR_DIR, the locust role's, + runs/)."""
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = cmdline.read_bytes().decode(errors="replace").split("\0")
@@ -29,11 +29,15 @@ def master_url() -> str:
             continue
         if "--master" in words and "--web-port" in words and any(w.endswith("locust") for w in words[:2]):
             host = words[words.index("--web-host") + 1] if "--web-host" in words else "127.0.0.1"
-            return f"http://{host}:{words[words.index('--web-port') + 1]}"
+            environ = (cmdline.parent / "environ").read_bytes().decode(errors="replace").split("\0")
+            var_dir = dict(e.partition("=")[::2] for e in environ if "=" in e).get("VAR_DIR")
+            if not var_dir:
+                raise SystemExit(f"the Locust master (pid {cmdline.parent.name}) has no VAR_DIR")
+            return f"http://{host}:{words[words.index('--web-port') + 1]}", Path(var_dir) / "runs"
     raise SystemExit("no Locust master with a web UI runs on this host")
 
 
-MASTER = master_url()
+MASTER, RUNS = deployed_master()
 
 
 def call(path: str, form: dict | None = None) -> dict:
