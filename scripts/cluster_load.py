@@ -25,15 +25,20 @@ def deployed_master() -> tuple[str, Path]:
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = cmdline.read_bytes().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        if "--master" in words and "--web-port" in words and any(w.endswith("locust") for w in words[:2]):
-            host = words[words.index("--web-host") + 1] if "--web-host" in words else "127.0.0.1"
+            if (
+                "--master" not in words
+                or "--web-port" not in words
+                or not any(w.endswith("locust") for w in words[:2])
+            ):
+                continue
             environ = (cmdline.parent / "environ").read_bytes().decode(errors="replace").split("\0")
-            var_dir = dict(e.partition("=")[::2] for e in environ if "=" in e).get("VAR_DIR")
-            if not var_dir:
-                raise SystemExit(f"the Locust master (pid {cmdline.parent.name}) has no VAR_DIR")
-            return f"http://{host}:{words[words.index('--web-port') + 1]}", Path(var_dir) / "runs"
+        except OSError:  # a process that ended while it was read
+            continue
+        host = words[words.index("--web-host") + 1] if "--web-host" in words else "127.0.0.1"
+        var_dir = dict(e.partition("=")[::2] for e in environ if "=" in e).get("VAR_DIR")
+        if not var_dir:
+            raise SystemExit(f"the Locust master (pid {cmdline.parent.name}) has no VAR_DIR")
+        return f"http://{host}:{words[words.index('--web-port') + 1]}", Path(var_dir) / "runs"
     raise SystemExit("no Locust master with a web UI runs on this host")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.inventories import debug_messages
+from tests.support.inventories import ANSIBLE_DIR, debug_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ def rendered(developer_mode: bool) -> configparser.ConfigParser:
         "-c",
         "local",
         "-e",
-        f"role_path={ROOT / 'ansible' / 'roles' / 'common'}",
+        f"role_path={ANSIBLE_DIR / 'roles' / 'common'}",
         "-e",
         f"common_newrelic_developer_mode={str(developer_mode).lower()} common_newrelic_log_level=info",
     )["localhost"]

@@ -68,7 +68,6 @@ def test_the_report_shows_each_host_and_the_load_balancer_column(tmp_path):
 
 
 def test_each_hosts_locust_processes_are_summed_and_an_unknown_one_says_so():
-
     hosts = {"master": "locust-1", "worker-1": "locust-1", "worker-2": "locust-2"}
     found = by_host({"master": 3.0, "worker-1": 40.25, "worker-2": 38.0, "worker-9": 1.0}, hosts)
     assert found == {"locust-1": 43.2, "locust-2": 38.0, "?": 1.0}
