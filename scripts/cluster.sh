@@ -13,6 +13,7 @@
 #   scripts/cluster.sh exec HOST CMD  run CMD on HOST (its namespaces), as root
 #   scripts/cluster.sh hosts          print "name address" for every host
 #   scripts/cluster.sh load [USERS]   a load run through the cluster (STEP_SECONDS per user count)
+#   scripts/cluster.sh run PROFILE [NAME=VALUE...]  a suite profile's headless run from locust-1
 #   scripts/cluster.sh test [ARGS]    `make cluster-test`: up, deploy, tests/cluster, down (always)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -489,8 +490,19 @@ cmd_hosts() {
 # the workers of both Locust hosts, each user count for STEP_SECONDS (scripts/cluster_load.py).
 cmd_load() {
   require_root
+  [ "${1:-}" != run ] || die "usage: scripts/cluster.sh load [USERS...] (a profile's run: scripts/cluster.sh run PROFILE)"
   [ -n "$(holder_pid locust-1)" ] || die "the cluster is not up (scripts/cluster.sh up, deploy)"
   cmd_exec locust-1 env STEP_SECONDS="${STEP_SECONDS:-30}" /usr/bin/python3 "$ROOT/scripts/cluster_load.py" "$@"
+}
+
+# run PROFILE [NAME=VALUE...]: a suite profile's headless run from locust-1 (one Locust process,
+# as the deployed master runs Locust: its user, release, environment and target), its sizes as
+# NAME=VALUE; the open-model profiles (capacity, rpm) the deployed master's web UI does not run.
+cmd_run() {
+  require_root
+  [ $# -ge 1 ] || die "usage: scripts/cluster.sh run PROFILE [NAME=VALUE...], e.g. run capacity RPM_START=1200"
+  [ -n "$(holder_pid locust-1)" ] || die "the cluster is not up (scripts/cluster.sh up, deploy)"
+  cmd_exec locust-1 /usr/bin/python3 "$ROOT/scripts/cluster_load.py" run "$@"
 }
 
 # --- make cluster-test -------------------------------------------------------------------------
@@ -522,13 +534,13 @@ cmd_test() {
 }
 
 case ${1:-} in
-  up | deploy | down | status | exec | hosts | load | test)
+  up | deploy | down | status | exec | hosts | load | run | test)
     command=$1
     shift
     "cmd_$command" "$@"
     ;;
   *)
-    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|load [USERS...]|test [pytest args]"
+    say "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD...|hosts|load [USERS...]|run PROFILE [NAME=VALUE...]|test [pytest args]"
     exit 2
     ;;
 esac

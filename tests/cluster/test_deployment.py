@@ -4,9 +4,11 @@ place theirs completes end to end (lms-1 -> ecommerce -> lms-1's enrollment API)
 
 import json
 import urllib.request
+from pathlib import Path
 
 import pytest
 
+from common.environment import get
 from tests.cluster.conftest import (
     ECOMMERCE_PORT,
     LMS_PORT,
@@ -14,12 +16,14 @@ from tests.cluster.conftest import (
     LOCUST_WORKERS_PER_HOST,
     PREFIX,
     ROOT,
+    cluster,
     hosts,
     on_host,
     purchase,
 )
 
 ADDRESSES = hosts()
+CLUSTER_DIR = Path(get("CLUSTER_DIR"))
 # The programs each host's supervisord runs.
 LOCUST_WORKERS = {f"locust-worker:locust-worker-{n}" for n in range(LOCUST_WORKERS_PER_HOST)}
 PROGRAMS = {
@@ -96,6 +100,24 @@ def test_the_locust_master_on_locust_1_has_the_workers_of_both_locust_hosts():
     assert len(workers) == 2 * LOCUST_WORKERS_PER_HOST, workers
     # Each worker's id starts with its host name (Locust: <hostname>_<uuid>).
     assert {worker["id"].rsplit("_", 1)[0] for worker in workers} == {"locust-1", "locust-2"}
+
+
+def test_a_profile_runs_headless_from_locust_1_as_the_deployed_master_runs_locust():
+    """scripts/cluster.sh run: an open-model profile, which the deployed master's web UI does not
+    run, in one Locust process on locust-1 with the master's user, release and environment; its
+    run folder beside the master's, and its purchases through lms-1."""
+    done = cluster("run", "rpm", "RPM=120", "DURATION=10", "WARMUP_SECONDS=0", "PAY_WEIGHT=0", timeout=300)
+    folder = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    output = done.stdout + done.stderr
+    assert folder.startswith(f"{PREFIX}/var/locust/runs/") and folder.endswith("-rpm"), output
+    local = CLUSTER_DIR / "locust-1" / "srv" / folder.removeprefix("/srv/")
+    summary = json.loads((local / "summary.json").read_text())
+    assert summary["profile"] == "rpm"
+    assert sum(step["purchases"] for step in summary["steps"]) > 0, summary["steps"]
+    assert summary["overall"]["failures"] == 0, summary["overall"]
+    assert on_host("locust-1", "stat", "-c", "%U", folder).strip() == "orderservice-locust"
+    refused = cluster("run", "no-such-profile")
+    assert refused.returncode != 0 and "no profile 'no-such-profile'" in refused.stdout + refused.stderr
 
 
 def test_a_purchase_at_lms_1_completes_end_to_end():

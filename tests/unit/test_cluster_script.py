@@ -45,3 +45,29 @@ def test_an_unknown_command_prints_the_usage():
     done = _run("start")
     assert done.returncode == 2
     assert "usage: scripts/cluster.sh up|deploy" in done.stderr
+
+
+def _cluster_load(*args: str) -> subprocess.CompletedProcess:
+    # The host's python3, as scripts/cluster.sh runs it on locust-1.
+    command = ["/usr/bin/python3", str(ROOT / "scripts" / "cluster_load.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=ENV)
+
+
+def test_cluster_load_refuses_a_profile_run_without_a_profile_or_with_a_setting_not_named_as_a_variable():
+    # Refused before any master is looked for: nothing runs.
+    for args in (["run"], ["run", "capacity", "rpm_start=1200"], ["run", "capacity", "RPM_START"]):
+        done = _cluster_load(*args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert "usage: cluster_load.py run PROFILE [NAME=VALUE...]" in done.stderr
+
+
+def test_cluster_load_refuses_user_counts_that_are_not_numbers():
+    done = _cluster_load("40", "eighty")
+    assert done.returncode == 2
+    assert "usage: cluster_load.py [USERS...] | run PROFILE [NAME=VALUE...]" in done.stderr
+
+
+def test_cluster_sh_points_a_profile_run_given_to_load_at_run():
+    done = _run("load", "run", "capacity")
+    assert done.returncode != 0
+    assert "scripts/cluster.sh run PROFILE" in done.stderr + done.stdout

@@ -10,6 +10,12 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+
+
+class Unavailable(OSError):
+    """The services' commands are not on this host: no checkout's virtualenv (a deployment's
+    Locust host, which also holds no service's database account)."""
 
 
 def settings_module(service: str, env) -> str:
@@ -22,10 +28,16 @@ def settings_module(service: str, env) -> str:
 
 def start(service: str, *args: str, env=None) -> subprocess.Popen:
     """A command of `service` ("ecommerce" or "lms_stub"), started: several run at once."""
+    if not PYTHON.exists():
+        raise Unavailable(
+            f"the services' management commands are not on this host (no {PYTHON}): a deployed "
+            "Locust host has neither them nor a service's database account, so audit from the "
+            "database's side"
+        )
     run_env = dict(env if env is not None else os.environ)
     run_env["DJANGO_SETTINGS_MODULE"] = settings_module(service, run_env)
     return subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "manage.py"), *args],
+        [str(PYTHON), str(ROOT / "manage.py"), *args],
         env=run_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -5,6 +5,7 @@ refund is owed (counted apart), notifications counted by outcome."""
 import pytest
 
 from common.contract.statuses import NOTIFICATION
+from locustfiles.suite.stack import commands
 from locustfiles.suite.verdict import audit, facts
 
 NAMES = {"open": "Open", "complete": "Complete", "fulfillment_error": "Fulfillment Error"}
@@ -245,3 +246,11 @@ def test_the_report_and_the_terminal_show_the_payments_where_the_audit_is(tmp_pa
         "payments: 3 paid orders, 3 settled; 4 accepted, 1 refund owed, 0 without order; "
         "0 paid seats enrolled unpaid"
     )
+
+
+def test_on_a_host_without_the_services_commands_the_audit_says_where_it_can_run(monkeypatch, tmp_path):
+    # A deployment's Locust host: the release without a checkout's virtualenv.
+    monkeypatch.setattr(commands, "PYTHON", tmp_path / "no-venv" / "bin" / "python")
+    expected = "a deployed Locust host has neither them nor a service's database account"
+    with pytest.raises(commands.Unavailable, match=expected):
+        facts.since({"order_id": 0, "notification_id": 0, "enrollment_id": 0})
