@@ -46,7 +46,9 @@ if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   [ -x "$PYTHON" ] || python3 -m venv "$VENV"
   # uv (pinned in constraints.txt) resolves and installs the pins in seconds where pip took a
   # minute on a clean clone; pip does it alone if uv cannot be had or fails.
-  if "$PYTHON" -m pip install -q --disable-pip-version-check "$(grep '^uv==' "$ROOT/constraints.txt")" &&
+  # (pip names each of this machine's missing local indexes as ignored: not news.)
+  if "$PYTHON" -m pip install -q --disable-pip-version-check "$(grep '^uv==' "$ROOT/constraints.txt")" 2>&1 |
+    { grep -v "is ignored" || true; } &&
     "$VENV/bin/uv" pip install -q --python "$PYTHON" \
       -r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt"; then
     :
