@@ -83,6 +83,14 @@ class Master:
     def user(self) -> pwd.struct_passwd:
         return pwd.getpwuid(os.stat(f"/proc/{self.pid}").st_uid)
 
+    @property
+    def umask(self) -> int:
+        """Its umask (supervisord's umask= for it, the common role's common_umask)."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+        return 0o027
+
 
 def deployed_master() -> Master:
     """The Locust master with a web UI running here; SystemExit when there is none."""
@@ -146,8 +154,11 @@ def headless(profile: str, settings: dict[str, str]) -> int:
         raise SystemExit(f"no profile {profile!r} in {release}/locustfiles; there: {', '.join(found)}")
     user = master.user
     run_dir = master.runs / f"{time.strftime('%Y%m%d-%H%M%S')}-{profile}"
-    run_dir.mkdir(parents=True)
-    os.chown(run_dir, user.pw_uid, user.pw_gid)
+    as_user = ["runuser", "-u", user.pw_name, "--"] if os.getuid() != user.pw_uid else []
+    # Made by Locust's user with the master's umask, as the master makes its folders: runs/ too,
+    # if this run is the first. Locust inherits both.
+    os.umask(master.umask)
+    subprocess.run([*as_user, "mkdir", "-p", str(run_dir)], check=True)
     env = {**master.environ, **settings, "PROFILE": profile}
     command = [
         master.locust,
@@ -156,8 +167,7 @@ def headless(profile: str, settings: dict[str, str]) -> int:
         # the exit code is the suite's verdict, not "some request failed"
         *("--stop-timeout", str(STOP_TIMEOUT), "--exit-code-on-error", "0", "--loglevel", "WARNING"),
     ]
-    if os.getuid() != user.pw_uid:
-        command = ["runuser", "-u", user.pw_name, "--", *command]
+    command = [*as_user, *command]
     print(f"{profile} on {master.target} from this host, as {user.pw_name}: {run_dir}", flush=True)
     with open(run_dir / "locust.log", "w") as log:
         os.chown(run_dir / "locust.log", user.pw_uid, user.pw_gid)

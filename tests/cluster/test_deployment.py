@@ -115,7 +115,10 @@ def test_a_profile_runs_headless_from_locust_1_as_the_deployed_master_runs_locus
     assert summary["profile"] == "rpm"
     assert sum(step["purchases"] for step in summary["steps"]) > 0, summary["steps"]
     assert summary["overall"]["failures"] == 0, summary["overall"]
-    assert on_host("locust-1", "stat", "-c", "%U", folder).strip() == "orderservice-locust"
+    # Its folder and runs/ itself (made by this run if it was the first) are Locust's, as the
+    # master's and the fault tests' loads need them to be.
+    owners = on_host("locust-1", "stat", "-c", "%U %a", folder, f"{PREFIX}/var/locust/runs").split("\n")
+    assert [line.split()[0] for line in owners if line] == ["orderservice-locust"] * 2, owners
     refused = cluster("run", "no-such-profile")
     assert refused.returncode != 0 and "no profile 'no-such-profile'" in refused.stdout + refused.stderr
 
