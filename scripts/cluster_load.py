@@ -93,9 +93,14 @@ class Master:
 
 
 def deployed_master() -> Master:
-    """The Locust master with a web UI running here; SystemExit when there is none."""
+    """The Locust master with a web UI running here; SystemExit when there is none. The simulated
+    hosts share one process table, so "here" is this process's network namespace: another
+    host's master (or molecule's, on the machine) is not this host's."""
+    here = os.readlink("/proc/self/ns/net")
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
+            if os.readlink(cmdline.parent / "ns" / "net") != here:
+                continue
             words = cmdline.read_bytes().decode(errors="replace").split("\0")
             if (
                 "--master" not in words
