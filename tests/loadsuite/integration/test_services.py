@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from locustfiles.suite.core.names import PROGRESS_FILE
 from tests.loadsuite.runs import ROOT, started
 
 # After the other tests on the load suite's stack (conftest.py): these restart its services,
@@ -34,6 +35,14 @@ def stack(env: dict, command: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
+
+
+def under_way(folder: Path) -> bool:
+    """The run of ``folder`` has begun its load: its progress log says it started."""
+    try:
+        return ": started, folder" in (folder / PROGRESS_FILE).read_text()
+    except OSError:
+        return False
 
 
 def test_two_identical_runs_keep_the_same_server_pids(stack_env):
@@ -87,7 +96,7 @@ def test_status_lists_the_locusts_and_down_stops_them(stack_env):
     bystander = subprocess.Popen(["sleep", "300"])
     stale = run_dir / f"suite-{bystander.pid}.pid"
     runs = Path(stack_env["VAR_DIR"]) / "runs"
-    history = set(runs.glob("*-smoke/locust_stats_history.csv"))  # of the earlier runs
+    earlier = set(runs.glob("*-smoke"))
     output = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, "text": True}
     make_run = subprocess.Popen([str(ROOT / "scripts/run.sh")], env=stack_env, **output)
     load_run = subprocess.Popen(
@@ -106,9 +115,9 @@ def test_status_lists_the_locusts_and_down_stops_them(stack_env):
         assert f"locust (make run): web UI {url} (pid {locust_pid})" in status
         assert f"load run: smoke, headless (pid {load_run.pid})" in status
         assert status.count("load run:") == 1 and not stale.exists()
-        # under way: Locust writes its stats history once its load runs (stopped earlier, while it
-        # still imports, it would have nothing to report)
-        wait_for(lambda: set(runs.glob("*-smoke/locust_stats_history.csv")) - history)
+        # under way: the suite's own "started" line (stopped earlier, while test_start still ran,
+        # it would have nothing to report; Locust opens its stats history before that)
+        wait_for(lambda: any(map(under_way, set(runs.glob("*-smoke")) - earlier)))
 
         stale.write_text(f"{bystander.pid}\nsmoke, headless\n")
         # `make down`, with a MariaDB of its own (none), so the shared one stays up for others
