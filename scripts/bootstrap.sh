@@ -47,15 +47,14 @@ if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # uv (pinned in constraints.txt) resolves and installs the pins in seconds where pip took a
   # minute on a clean clone; pip does it alone if uv cannot be had or fails.
   # (pip names each of this machine's missing local indexes as ignored: not news.)
+  pins=(-r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt")
   if "$PYTHON" -m pip install -q --disable-pip-version-check "$(grep '^uv==' "$ROOT/constraints.txt")" 2>&1 |
     { grep -v "is ignored" || true; } &&
-    "$VENV/bin/uv" pip install -q --python "$PYTHON" \
-      -r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt"; then
+    "$VENV/bin/uv" pip install -q --python "$PYTHON" "${pins[@]}"; then
     :
   else
     say "bootstrap: uv did not install the packages; pip installs them"
-    "$PYTHON" -m pip install -q --disable-pip-version-check \
-      -r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt" 2>&1 | grep -v "is ignored" || true
+    "$PYTHON" -m pip install -q --disable-pip-version-check "${pins[@]}" 2>&1 | grep -v "is ignored" || true
   fi
   "$PYTHON" -c "import django, oscar, rest_framework, MySQLdb, gunicorn, locust, playwright, ansible, molecule" \
     || die "the virtualenv in $VENV is incomplete; see the pip output above"
