@@ -46,11 +46,13 @@ if [ ! -x "$PYTHON" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   [ -x "$PYTHON" ] || python3 -m venv "$VENV"
   # uv (pinned in constraints.txt) resolves and installs the pins in seconds where pip took a
   # minute on a clean clone; pip does it alone if uv cannot be had or fails.
+  # uv trusts the system's certificate store, as pip does here through pip.conf: with its own
+  # bundled roots it refuses a site's proxy CA that ca-certificates has added to that store.
   # (pip names each of this machine's missing local indexes as ignored: not news.)
   pins=(-r "$ROOT/requirements.txt" -r "$ROOT/requirements-deploy.txt" -c "$ROOT/constraints.txt")
   if "$PYTHON" -m pip install -q --disable-pip-version-check "$(grep '^uv==' "$ROOT/constraints.txt")" 2>&1 |
     { grep -v "is ignored" || true; } &&
-    "$VENV/bin/uv" pip install -q --python "$PYTHON" "${pins[@]}"; then
+    "$VENV/bin/uv" pip install -q --system-certs --python "$PYTHON" "${pins[@]}"; then
     :
   else
     say "bootstrap: uv did not install the packages; pip installs them"
