@@ -3,7 +3,7 @@ test database, talking HTTP to each other on free ports."""
 
 import pytest
 
-from tests.support import servers
+from tests.support import locks, servers
 
 ECOMMERCE_DB = "test_it_ecommerce"
 LMS_DB = "test_it_lms"
@@ -34,5 +34,6 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack():
+    locks.record_statements()  # a lock report names what a holder ran (tests/support/locks.py)
     with servers.loop(ECOMMERCE_DB, LMS_DB, COURSES, STAFF_PASSWORD, workers=2) as (lms, ecommerce, env):
         yield Stack(lms, ecommerce, env)

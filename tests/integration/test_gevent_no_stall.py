@@ -18,13 +18,12 @@ from tests.integration.helpers import (
     Background,
     RowLock,
     lock_waiters,
-    lock_waits,
     new_name,
     order,
     product_id,
     wait_for,
 )
-from tests.support import tokens
+from tests.support import locks, tokens
 
 pytestmark = pytest.mark.slow
 
@@ -79,7 +78,7 @@ def test_a_request_waiting_on_a_lock_does_not_stall_its_worker(stack):
         # (A waiter left once in a full make test, an INSERT INTO basket_line 5 s into its wait
         # after the order was answered; the message also says how the waiting order ended.)
         assert wait_for(lambda: lock_waiters() == 0, timeout=5), (
-            lock_waits(),
+            locks.report(),
             waiting.result.status_code if waiting.result is not None else waiting.error,
             None if waiting.finished_at is None else round(waiting.finished_at - lock.released_at, 2),
         )
