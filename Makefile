@@ -14,6 +14,15 @@ export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPAC
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
+# A variable given on make's command line that is not a setting (make rpm RMP=100) is refused,
+# with the nearest name, before any target runs: ignored, the run would take the default.
+GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+ifneq ($(strip $(GIVEN)),)
+ifneq ($(shell cd "$(CURDIR)" && python3 -m common.environment --refuse-unknown $(GIVEN) || echo refused),)
+$(error nothing was run)
+endif
+endif
+
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see docs/load-runs.md):"

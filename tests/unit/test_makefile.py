@@ -1,6 +1,7 @@
 """The Makefile's commands as make expands them (make -n: nothing runs)."""
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -146,3 +147,34 @@ def test_the_2015_clients_task_set_reaches_it_only_when_given():
     assert recipe_environment("LOCUST_TASK_SET=BasketsTasks")["LOCUST_TASK_SET"] == "BasketsTasks"
     given = recipe_environment(LOCUST_TASK_SET="CybersourcePaymentTasks")
     assert given["LOCUST_TASK_SET"] == "CybersourcePaymentTasks"
+
+
+@pytest.mark.parametrize(
+    "given, refusal",
+    [
+        ("RMP=100", "error: RMP: no such setting; did you mean RPM?"),
+        ("rpm=100", "error: rpm: no such setting; did you mean RPM?"),
+        ("DURATON=5", "error: DURATON: no such setting; did you mean DURATION?"),
+        ("QQQQQQ=1", "error: QQQQQQ: no such setting; `make help` and docs/configuration.md list them"),
+    ],
+)
+def test_a_variable_that_is_no_setting_is_refused_before_any_target_runs(given, refusal):
+    done = subprocess.run(
+        ["make", "-n", "rpm", given, "DURATION=5"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert refusal in done.stderr.splitlines()
+    assert "nothing was run" in done.stderr and done.stdout == ""
+
+
+def test_every_variable_the_makefile_reads_is_a_setting_make_accepts():
+    makefile = (ROOT / "Makefile").read_text()
+    read = set(re.findall(r"\$\((?:or \$\()?([A-Z][A-Z0-9_]*)\)", makefile)) - {
+        "MAKEFILE_LIST",
+        "CURDIR",
+        "GIVEN",
+    }
+    assert read, "the pattern finds the Makefile's variables"
+    given = [f"{name}=1" for name in sorted(read)]
+    done = subprocess.run(["make", "-n", "help", *given], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
