@@ -15,7 +15,26 @@ from locustfiles.suite.core import names
 from locustfiles.suite.core.knee import hold_seconds
 from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
+from locustfiles.suite.core.settings import RunSettings, parse
 from locustfiles.suite.core.text import plural
+
+# What every profile's run reads besides its own sizes: the learners' mix, the run's extras.
+COMMON_SETTINGS = (
+    "COURSES",
+    "PRELOAD",
+    "THRESHOLDS",
+    "WORKERS",
+    "HOST_PROFILE",
+    "UI",
+    "REQUEST_LOG",
+    "WAIT_MIN",
+    "WAIT_MAX",
+    "BUY_WEIGHT",
+    "PAY_WEIGHT",
+    "READ_WEIGHT",
+    "NOISE_PCT",
+    "NOISE_MS",
+)
 
 
 class Profile:
@@ -35,10 +54,21 @@ class Profile:
     # What a client of the profile's own reads besides the sizes (variables of the environment's
     # table): make run's start form offers them beside the sizes.
     client_settings: tuple[str, ...] = ()
+    lists: tuple[str, ...] = ()  # the settings of which this profile takes several values (USERS)
+
+    def reads(self) -> tuple[str, ...]:
+        """Every setting a run of this profile reads (core/settings.py checks each)."""
+        return (*self.defaults, *self.client_settings, *COMMON_SETTINGS)
+
+    def run_settings(self, env) -> RunSettings:
+        """This profile's settings as ``env`` gives them, checked; SettingError names a bad one."""
+        defaults = {"THRESHOLDS": self.thresholds, **self.defaults}
+        return parse(self.name, self.reads(), env, defaults, self.lists)
 
     def settings(self, env) -> dict[str, str]:
-        """This profile's variables: the environment's value, else the profile's default."""
-        return {key: (environment.given(key, env) or default) for key, default in self.defaults.items()}
+        """This profile's sizes, checked: the environment's value, else the profile's default."""
+        checked = self.run_settings(env)
+        return {key: checked.text(key, default) for key, default in self.defaults.items()}
 
     def plan(self, env) -> Plan:
         raise NotImplementedError
@@ -68,23 +98,18 @@ class Profile:
 
 
 def _warm_up_seconds(settings: dict) -> int:
-    seconds = int(settings["WARMUP_SECONDS"])
-    if seconds < 0:
-        raise ValueError("WARMUP_SECONDS must be 0 (no warm-up) or more")
-    return seconds
+    return int(settings["WARMUP_SECONDS"])
 
 
 def _step_seconds(settings: dict) -> int:
-    seconds = int(settings["STEP_SECONDS"])
-    if seconds < 1:
-        raise ValueError("STEP_SECONDS must be at least 1")
-    return seconds
+    return int(settings["STEP_SECONDS"])
 
 
 class Ramp(Profile):
     name = "ramp"
     help = "{USERS} learners for {STEP_SECONDS} s each, think time 3-5 s: edX's Round 0 table"
     defaults = {"USERS": "1 2 3 4 5 6 7 8 9 10", "STEP_SECONDS": "60"}
+    lists = ("USERS",)
 
     def plan(self, env) -> Plan:
         settings = self.settings(env)
@@ -111,8 +136,6 @@ class Rpm(Profile):
         settings = self.settings(env)
         target = numbers(settings["RPM"])[0]
         duration = int(settings["DURATION"])
-        if duration < 1:
-            raise ValueError("DURATION must be at least 1 second")
         steps = with_warm_up([Step(0, 0, duration, target_rpm=target)], _warm_up_seconds(settings), target)
         return Plan(self.name, steps, True, users_for(target))
 
@@ -133,10 +156,7 @@ class Profiling(Rpm):
     sections = ("profiling",)
 
     def rate(self, env) -> int:
-        text = self.settings(env)["SAMPLE_HZ"]
-        if not text.isdigit() or not 1 <= int(text) <= 1000:
-            raise ValueError(f"SAMPLE_HZ must be a whole number of samples a second, 1 to 1000, not {text!r}")
-        return int(text)
+        return int(self.settings(env)["SAMPLE_HZ"])
 
     def plan(self, env) -> Plan:
         self.rate(env)
@@ -188,8 +208,6 @@ class Overload(Profile):
         settings = self.settings(env)
         target, capacity = self.rates(env)
         duration = int(settings["DURATION"])
-        if duration < 1:
-            raise ValueError("DURATION must be at least 1 second")
         steps = [Step(0, 0, duration, target_rpm=target, label=f"{target:g} RPM (overload)")]
         steps = with_warm_up(steps, _warm_up_seconds(settings), capacity)
         return Plan(self.name, steps, True, users_for(target))
@@ -213,6 +231,7 @@ class Capacity(Profile):
         "WARMUP_SECONDS": "60",
     }
     unset = {"RPM": "unset"}
+    lists = ("RPM",)
     thresholds = "p95<460 errors<0.01 missed<0.01"
     open_model = True
     sections = ("capacity",)
@@ -225,8 +244,6 @@ class Capacity(Profile):
             targets = numbers(settings["RPM"])
         else:
             start, step, top = (float(settings[k]) for k in ("RPM_START", "RPM_STEP", "RPM_MAX"))
-            if step <= 0:
-                raise ValueError("RPM_STEP must be positive")
             targets = [start + i * step for i in range(max(int((top - start) // step) + 1, 1))]
         self.knee(env)  # refused before the run, not when a step breaks
         steps = [Step(i, i * seconds, seconds, target_rpm=r) for i, r in enumerate(targets)]
@@ -240,10 +257,7 @@ class Capacity(Profile):
 
     def knee(self, env) -> float:
         """How close (a fraction) the rates that held and broke must come for the search to end."""
-        percent = numbers(self.settings(env)["KNEE_PCT"])[0]
-        if percent >= 100:
-            raise ValueError(f"KNEE_PCT must be under 100, got {percent:g}")
-        return percent / 100
+        return numbers(self.settings(env)["KNEE_PCT"])[0] / 100
 
     def increment(self, env) -> float | None:
         """What the climb adds at each step when it climbs on past RPM_MAX (RPM_STEP); None for
@@ -274,8 +288,6 @@ class Soak(Profile):
         target = numbers(settings["RPM"])[0]
         total = int(round(float(settings["HOURS"]) * 3600))
         bucket = int(settings["BUCKET_SECONDS"])
-        if total < 1 or bucket < 1:
-            raise ValueError("HOURS and BUCKET_SECONDS must give at least one second")
         steps = [
             Step(i, i * bucket, min(bucket, total - i * bucket), target_rpm=target, label=f"bucket {i + 1}")
             for i in range(math.ceil(total / bucket))
@@ -324,8 +336,6 @@ class Edx2015(Profile):
     def plan(self, env) -> Plan:
         settings = self.settings(env)
         users, duration = int(settings["USERS"]), int(settings["DURATION"])
-        if users < 1 or duration < 1:
-            raise ValueError("USERS and DURATION must be at least 1")
         return Plan(self.name, [Step(0, 0, duration, users=users)], open_model=False, users=users)
 
     def locustfiles(self, env) -> list[str]:

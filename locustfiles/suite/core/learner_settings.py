@@ -18,6 +18,7 @@ Standard library only: ``make help`` prints the defaults before the virtualenv e
 from collections.abc import Mapping
 
 from common.environment import get, raw
+from locustfiles.suite.core.settings import setting
 
 WEIGHTS = {"buy": "BUY_WEIGHT", "pay": "PAY_WEIGHT", "read": "READ_WEIGHT"}
 # The defaults (common/environment/load.py): think time 3-5 s as in 2015, edX's 50 : 1 mix, a
@@ -42,21 +43,11 @@ def load_settings(env: Mapping[str, str]) -> dict:
 
 
 def _weight(env: Mapping[str, str], name: str) -> int:
-    text = raw(name, env)
-    if not text.strip().isdigit():
-        raise ValueError(f"{name} must be a whole number of 0 or more, not {text!r}")
-    return int(text)
+    return setting(name).parse(raw(name, env).strip())
 
 
 def _seconds(env: Mapping[str, str], name: str) -> float:
-    text = raw(name, env)
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {text!r}") from None
-    if not seconds >= 0:
-        raise ValueError(f"{name} must be 0 seconds or more, not {text!r}")
-    return seconds
+    return setting(name).parse(raw(name, env).strip())
 
 
 def paid_arrival(index: int, weights: Mapping[str, int]) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from common import environment
 from common.environment import given, raw
 from locustfiles.suite.core.catalogue import RUNNABLE, get
+from locustfiles.suite.core.settings import SETTINGS, SettingError, refuse_unknown
 
 MANUAL = "manual"
 # The learners' settings and the run's extras, shared by every profile: their value in the
@@ -131,8 +132,15 @@ def _shared_default(name: str, env: Mapping[str, str]) -> str:
 def run_environment(base: Mapping[str, str], form: Mapping[str, str]) -> tuple[str, dict[str, str]]:
     """(the profile, the environment of its run): ``base`` (make run's) with the form's values,
     an empty field unset so that the profile's default applies, as on the command line.
-    ValueError when a value is longer than a make variable needs."""
+    ValueError when a value is longer than a make variable needs, and SettingError for a field
+    named as a setting (in capitals, as the form's own are) that the form does not have."""
     env = dict(base)
+    named = [key for key in form if key.isupper()]
+    offered = {field.name for field in fields({})}
+    refuse_unknown(named, {*SETTINGS, *offered})
+    for key in named:
+        if key not in offered:
+            raise SettingError(key, "the start form does not take it; give it on make run's command line")
     for field in fields({}):
         value = str(form.get(field.name, "")).strip()
         if len(value) > MAX_VALUE_CHARS:

@@ -23,7 +23,8 @@ from typing import Any, NotRequired, TypedDict
 #    step that broke above capacity with capacity's share of it (issue 29).
 # 6: shed_by_machine, the shed requests beside how busy the machine was in their second, and
 #    the timeline's shed and machine_cpu_percent per point (issue 29).
-SCHEMA_VERSION = 6
+# 7: settings, the run's settings as given and as resolved (issue 43).
+SCHEMA_VERSION = 7
 
 
 class Row(TypedDict):
@@ -286,6 +287,13 @@ class ShedByMachine(TypedDict):
     least_busy_cpu_percent: float | None  # of the seconds with a shed request
 
 
+class Settings(TypedDict):
+    """The run's settings (core/settings.py): the texts given, and every value the run used."""
+
+    given: dict[str, str]
+    resolved: dict[str, Any]
+
+
 class Summary(TypedDict):
     """summary.json. The profile-specific keys are NotRequired: capacity writes capacity_rpm,
     capacity_steps_held, capacity_search, ceiling and scalability; soak trend; overload
@@ -332,11 +340,13 @@ class Summary(TypedDict):
     scalability: NotRequired[dict[str, Any]]
     trend: NotRequired[dict[str, Any]]
     client: NotRequired[dict[str, Any]]
+    settings: NotRequired[Settings]
 
 
 # The objects whose every key is listed above: the schema refuses a key they do not name.
 CLOSED = (
     Summary,
+    Settings,
     FromSchedule,
     CapacitySearch,
     Endpoints,

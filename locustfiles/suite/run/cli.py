@@ -52,15 +52,6 @@ def service_config(running: dict, host: dict) -> dict:
     return config
 
 
-def preload_size(text: str | None) -> int | None:
-    """PRELOAD's purchases; None when unset. ValueError says what is wrong."""
-    if not text:
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"PRELOAD must be a whole number of purchases of at least 1, not {text!r}")
-    return int(text)
-
-
 def database_at_start(env: dict, run_dir: Path, size_mb: float) -> None:
     """What the run started on, into its folder (START_FILE) for the report: the size on disk
     (read before Locust started) and the purchases preloaded, which both services are asked
@@ -108,15 +99,12 @@ def checked(profile: str, env: dict) -> tuple[int | None, int]:
     """The run's sizes, thresholds, learners' mix, preload, workers and readings hosts, refused
     with a ValueError before anything starts; the purchases to preload, if any, and the workers.
     The web UI's start form refuses its values with the same messages (run/start_form.py)."""
+    checked = catalogue.get(profile).run_settings(env)
     profiles.get(profile).plan(env)
     thresholds.parse(given("THRESHOLDS", env) or "")
     learner_settings.load_settings(env)
-    preload_to = preload_size(given("PRELOAD", env))
-    workers = get("WORKERS", env) or 0
-    if workers < 0:
-        raise ValueError(f"WORKERS must be 0 or more Locust worker processes, not {workers}")
     parse_hosts(get("READINGS_HOSTS", env))
-    return preload_to, workers
+    return checked.values.get("PRELOAD"), checked.values.get("WORKERS", 0)
 
 
 def preload_up_to(total: int, running: dict, env: dict) -> None:

@@ -352,8 +352,7 @@ class KeptRun(LoadRun):
         recorded = summaries.Recorded(self.plan, self.recorder, self.readings, self.begun, self.t0, finished)
         settled = self.profile.settle(self)  # before the audit: chaos retries what it left
         audited = self._audit(summaries.successes(self.profile, self.recorder))
-        before = self.digests_before
-        sql = digest_report(before, self.sampler.digests()) if before else {}
+        sql = digest_report(self.digests_before, self.sampler.digests()) if self.digests_before else {}
         sql["slow_query_seconds"] = self.sampler.slow_query_seconds()
         # The learners' configured mix, beside the measured one (edX's client has its own).
         weights = None if self.profile.purchase_endpoints else load_settings(self.env)["weights"]
@@ -367,6 +366,7 @@ class KeptRun(LoadRun):
             sql,
             behind_balancer=bool(self.balancer),
             profile=self.profile.read(self),  # what the profile reads after the audit
+            settings=self.profile.run_settings(self.env).record(),
         )
         summary = summaries.measured(self.profile, recorded, read)
         load = summary["load"]

@@ -45,6 +45,7 @@ class Read:
     sql: dict  # statement digests over the run, and MariaDB's long_query_time
     behind_balancer: bool = False  # BALANCER_STATS_URL: HAProxy's counts in every step
     profile: dict = field(default_factory=dict)  # what the profile read (Behaviour.read)
+    settings: dict = field(default_factory=dict)  # as given and resolved (core/settings.py)
 
 
 def successes(profile: Behaviour, recorder: Recorder) -> int:
@@ -83,6 +84,8 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
         "load_generator": findings.load_generator(every),
         "profile_sections": list(profile.sections),
     }
+    if read.settings:
+        summary["settings"] = read.settings
     summary["cpu_accounting"] = cpu.run_accounting(ran, read.weights)
     summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
     summary.update(read.settled)

@@ -28,12 +28,15 @@ def test_the_weights_follow_the_environment():
 @pytest.mark.parametrize(
     "env, message",
     [
-        ({"PAY_WEIGHT": "-1"}, "PAY_WEIGHT must be a whole number of 0 or more, not '-1'"),
-        ({"BUY_WEIGHT": "1.5"}, "BUY_WEIGHT must be a whole number"),
-        ({"READ_WEIGHT": "many"}, "READ_WEIGHT must be a whole number"),
+        (
+            {"PAY_WEIGHT": "-1"},
+            "^PAY_WEIGHT: expects a whole number of paid purchases in the mix from 0 to 1000; got '-1'$",
+        ),
+        ({"BUY_WEIGHT": "1.5"}, "^BUY_WEIGHT: expects a whole number"),
+        ({"READ_WEIGHT": "many"}, "^READ_WEIGHT: expects a whole number"),
         ({"BUY_WEIGHT": "0", "PAY_WEIGHT": "0"}, "would buy nothing"),
-        ({"WAIT_MIN": "soon"}, "WAIT_MIN must be a number of seconds"),
-        ({"WAIT_MAX": "-2"}, "WAIT_MAX must be 0 seconds or more"),
+        ({"WAIT_MIN": "soon"}, "^WAIT_MIN: expects a number of seconds from 0 to 3600; got 'soon'$"),
+        ({"WAIT_MAX": "-2"}, "^WAIT_MAX: expects a number of seconds from 0 to 3600; got '-2'$"),
     ],
 )
 def test_unusable_weights_and_think_times_are_refused_by_name(env, message):

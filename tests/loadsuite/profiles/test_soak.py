@@ -77,11 +77,14 @@ def test_the_soak_report_states_the_growth_and_plots_p95_against_size(tmp_path):
     assert (tmp_path / "soak_size.png").stat().st_size > 0
 
 
-@pytest.mark.parametrize("bad", ["0", "-5", "4M", "1.5"])
+@pytest.mark.parametrize("bad", ["0", "-5", "4M", "1.5", "1e20"])
 def test_preload_sizes_are_whole_numbers_of_at_least_one(bad):
-    with pytest.raises(ValueError, match="PRELOAD must be a whole number"):
-        cli.preload_size(bad)
-    assert cli.preload_size("4000000") == 4_000_000 and cli.preload_size("") is None
+    with pytest.raises(
+        ValueError, match="^PRELOAD: expects a whole number of purchases from 1 to 50000000; got"
+    ):
+        cli.checked("soak", {"PRELOAD": bad})
+    assert cli.checked("soak", {"PRELOAD": "4000000"})[0] == 4_000_000
+    assert cli.checked("soak", {"PRELOAD": ""})[0] is None
 
 
 NOW = datetime(2026, 11, 23, 12, 0, 0)
