@@ -2,7 +2,9 @@
 
 Django "closes" its connection at the end of every request (CONN_MAX_AGE = 0) and whenever
 common.dbpool.release() is called; here that returns it to the pool. A connection that saw
-an error, or is closed inside a transaction, is closed for real instead. A reused connection
+an error, or is closed inside a transaction (Django's, or one the server says is open, which
+Django did not begin: a raw BEGIN), is closed for real instead, and the server rolls back what
+it left open: a pooled session never keeps its row locks for the next request to find. A reused connection
 keeps the session state Django set when it was opened, so it is not set again.
 """
 
@@ -12,7 +14,7 @@ from django.db.backends.mysql import base as mysql
 
 from common.dbpool.pool import MySQLConnectionPool
 from common.dbpool.server_facts import ServerFactsOnce
-from common.dbpool.transactions import ExplicitTransactions
+from common.dbpool.transactions import SERVER_STATUS_IN_TRANS, ExplicitTransactions
 from common.environment import get
 from common.timing import TimedCommits
 
@@ -56,11 +58,15 @@ class DatabaseWrapper(ServerFactsOnce, ExplicitTransactions, TimedCommits, mysql
         super().init_connection_state()
         self.connection._pool_initialised = True
 
+    def _server_in_transaction(self) -> bool:
+        """The server's status flag of the last answer (PyMySQL keeps it; mysqlclient does not)."""
+        return bool(getattr(self.connection, "server_status", 0) & SERVER_STATUS_IN_TRANS)
+
     def _close(self):
         if self.connection is None:
             return
         with self.wrap_database_errors:
-            if self.in_atomic_block or self.errors_occurred:
+            if self.in_atomic_block or self.errors_occurred or self._server_in_transaction():
                 self.pool.discard(self.connection, broken=self.errors_occurred)
             else:
                 self.pool.put(self.connection)

@@ -4,7 +4,10 @@ outcomes (committed, rolled back, savepoints) as Django's way."""
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import connection, transaction
+
+from common.dbpool.base import DatabaseWrapper as PooledWrapper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,3 +99,36 @@ def test_a_transaction_left_open_is_committed_when_autocommit_is_asked_for():
         transaction.set_autocommit(True)
     assert not connection.connection.server_status & 1  # no transaction open
     assert User.objects.filter(username="left-open").exists()
+
+
+def test_a_pooled_connection_left_in_a_transaction_is_discarded_and_its_work_rolled_back():
+    """A session that goes back to the pool with a transaction the server still holds open
+    (a raw BEGIN, outside Django's atomic blocks) would keep its row locks for whoever checks
+    it out next: the pool closes it instead, and the server rolls its work back. A session with
+    nothing open is pooled and reused as before (the control)."""
+    pooled = PooledWrapper(
+        {**connection.settings_dict, "POOL": {"MAX_CONNECTIONS": 2, "WARM": 0}}, "pool_guard"
+    )
+    try:
+        first = session_id(pooled)
+        pooled.close()
+        assert pooled.pool.idle == 1 and session_id(pooled) == first  # nothing open: pooled, reused
+
+        with pooled.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute("INSERT INTO auth_group (name) VALUES ('left-open')")
+        assert not pooled.in_atomic_block  # Django does not know of this transaction
+        pooled.close()
+
+        assert pooled.pool.idle == 0  # discarded, not pooled
+        assert session_id(pooled) != first
+        assert not Group.objects.filter(name="left-open").exists()  # rolled back by the server
+    finally:
+        pooled.close()
+        pooled.pool.close()
+
+
+def session_id(wrapper) -> int:
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT CONNECTION_ID()")
+        return cursor.fetchone()[0]
