@@ -9,7 +9,7 @@ import requests
 
 from common.contract.courses import seat
 from tests.integration.conftest import ECOMMERCE_DB
-from tests.support import mysql, tokens
+from tests.support import locks, mysql, tokens
 
 
 def new_name(prefix="learner") -> str:
@@ -54,29 +54,8 @@ class RowLock:
 
 
 def lock_waiters() -> int:
-    """Transactions of the test ecommerce database now waiting on a row lock (server state:
-    the monitoring account's to read)."""
-    rows = mysql.query(
-        "information_schema",
-        "SELECT COUNT(*) FROM INNODB_TRX t JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
-        "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s",
-        [ECOMMERCE_DB],
-        account="monitor",
-    )
-    return rows[0][0]
-
-
-def lock_waits() -> list[tuple]:
-    """What each waiting transaction of the test ecommerce database runs, and for how long it
-    has waited: the message of an assertion that found some."""
-    return mysql.query(
-        "information_schema",
-        "SELECT p.USER, p.TIME, LEFT(t.trx_query, 200) FROM INNODB_TRX t "
-        "JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
-        "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s",
-        [ECOMMERCE_DB],
-        account="monitor",
-    )
+    """Transactions of the test ecommerce database now waiting on a row lock."""
+    return locks.waiters(ECOMMERCE_DB)
 
 
 def wait_for(condition, timeout: float, interval: float = 0.05) -> bool:

@@ -71,13 +71,9 @@ def test_a_request_waiting_on_a_lock_does_not_stall_its_worker(stack):
         assert answered, "requests to the worker were not answered while one request waited on a lock"
         assert [n.result.status_code for n in neighbours] == [200] * NEIGHBOURS
         assert all(n.finished_at < lock.released_at for n in neighbours)
-        # Nothing is left waiting once the lock is gone. CI once counted one waiter right after
-        # the order was answered; which transaction it was is not known (the stack's rollup also
-        # writes to this database), so the count gets a moment to settle and, if it does not,
-        # the message names the waiters. A stuck waiter would stay for innodb_lock_wait_timeout.
-        # (A waiter left once in a full make test, an INSERT INTO basket_line 5 s into its wait
-        # after the order was answered; the message also says how the waiting order ended.)
-        assert wait_for(lambda: lock_waiters() == 0, timeout=5), (
+        # Nothing is left waiting once the lock is gone: a stuck waiter would stay for
+        # innodb_lock_wait_timeout (the reading is fresh: tests/support/locks.py).
+        assert lock_waiters() == 0, (
             locks.report(),
             waiting.result.status_code if waiting.result is not None else waiting.error,
             None if waiting.finished_at is None else round(waiting.finished_at - lock.released_at, 2),

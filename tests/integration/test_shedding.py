@@ -16,7 +16,7 @@ from common.contract.courses import paid_seat, seat
 from common.contract.statuses import ORDER
 from common.queueing import WARM_SECONDS
 from tests.integration.helpers import new_name, staff_session, wait_for
-from tests.support import mysql, servers, tokens
+from tests.support import locks, mysql, servers, tokens
 
 pytestmark = pytest.mark.slow
 
@@ -306,16 +306,6 @@ class RowLock:
         self.conn.close()
 
 
-def lock_waiters() -> int:
-    return mysql.query(
-        "information_schema",
-        "SELECT COUNT(*) FROM INNODB_TRX t JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
-        "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s",
-        [ECOMMERCE_DB],
-        account="monitor",
-    )[0][0]
-
-
 def order(url: str, username: str, sku: str, **extra) -> requests.Response:
     return requests.post(
         url + paths.BASKETS,
@@ -347,7 +337,7 @@ def test_a_busy_ecommerce_refuses_new_work_and_completes_what_it_accepted(databa
         lock = RowLock(seat(1).sku)
         held = Background(lambda: order(url, new_name("held"), seat(1).sku))
         try:
-            assert wait_for(lambda: lock_waiters() >= 1, timeout=10)
+            assert wait_for(lambda: locks.waiters(ECOMMERCE_DB) >= 1, timeout=10)
             before = rows()
 
             purchase = order(url, newcomer, seat(2).sku)

@@ -1,4 +1,14 @@
-"""Who waits on a row lock, and who holds it: the message of a test that found a waiter.
+"""Who waits on a row lock, and who holds it, read so that the answer is today's.
+
+InnoDB serves information_schema.INNODB_TRX, INNODB_LOCKS and INNODB_LOCK_WAITS from a copy it
+refreshes only once the copy has gone unread for 100 ms (CACHE_MIN_IDLE_TIME in
+storage/innobase/trx/trx0i_s.cc; every read restarts that clock, so that the three tables
+joined in one query agree). A test that polled INNODB_TRX every 50 ms therefore read its first
+snapshot again and again: a waiter it saw once stayed "LOCK WAIT" for as long as it polled,
+seconds after its transaction had committed (issue 42's "waiter nobody explains": the order's
+own INSERT INTO basket_line, answered 201, its pooled connection asleep). Every read here
+waits until the copy has gone unread for longer than that, and counts only a waiter whose
+thread is running a statement (PROCESSLIST is live, not copied).
 
 InnoDB's own view (information_schema.INNODB_LOCK_WAITS, INNODB_TRX, INNODB_LOCKS) names both
 transactions and the lock; the processlist gives each one's account, client address, command
@@ -9,12 +19,18 @@ MariaDB the tests use: the monitor account may read server state but no statemen
 """
 
 import os
+import time
 from pathlib import Path
 
 import MySQLdb
 import psutil
 
 from common.environment import get
+from tests.support import mysql
+
+# A little over InnoDB's 100 ms: how long its copy must go unread before a read refreshes it.
+FRESH_AFTER = 0.12
+_last_read = [0.0]  # when this process last read the copy (time.monotonic())
 
 WAITS = """
 SELECT r.trx_id, r.trx_mysql_thread_id, rp.USER, rp.HOST, rp.DB, rp.TIME, LEFT(r.trx_query, 160),
@@ -43,6 +59,32 @@ FROM performance_schema.events_statements_history h
 JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
 WHERE t.PROCESSLIST_ID = %s ORDER BY h.EVENT_ID
 """
+
+
+def fresh_read(read):
+    """``read()`` of InnoDB's lock tables once their copy has gone unread long enough to be
+    refreshed by it (the caller is the only reader: the tests' MariaDB is theirs)."""
+    wait = _last_read[0] + FRESH_AFTER - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+    try:
+        return read()
+    finally:
+        _last_read[0] = time.monotonic()
+
+
+def waiters(database: str) -> int:
+    """Transactions of ``database`` waiting on a row lock now (the monitor account's to read)."""
+    rows = fresh_read(
+        lambda: mysql.query(
+            "information_schema",
+            "SELECT COUNT(*) FROM INNODB_TRX t JOIN PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
+            "WHERE t.trx_state = 'LOCK WAIT' AND p.DB = %s AND p.COMMAND = 'Query'",
+            [database],
+            account="monitor",
+        )
+    )
+    return rows[0][0]
 
 
 def record_statements() -> None:
@@ -82,6 +124,10 @@ def client_process(host: str | None) -> str:
 
 def report() -> str:
     """Every lock wait with its holder, then every open transaction: a readable paragraph."""
+    return fresh_read(_report)
+
+
+def _report() -> str:
     lines = []
     with root_connect() as conn, conn.cursor() as cursor:
         cursor.execute(WAITS)
