@@ -6,7 +6,7 @@ issue 12's summary.json contract defines them."""
 import random
 
 from locustfiles.suite import profiles
-from locustfiles.suite.core import names
+from locustfiles.suite.core import catalogue, names
 from locustfiles.suite.core.histogram import nearest_rank
 from locustfiles.suite.core.plan import ArrivalSchedule
 from locustfiles.suite.figures import cpu, results
@@ -201,3 +201,9 @@ def cpu_summary(machine_cpu=150.0, **kwargs):
     tests)."""
     p, recorder, _, log = recorded(reads=kwargs.pop("reads", 0))
     return summary_for(p, recorder, log=log, machine_cpu=machine_cpu, **kwargs)
+
+
+def with_settings(summary: dict, env: dict) -> dict:
+    """The summary with the settings a run of its profile from ``env`` records (schema 7)."""
+    summary["settings"] = catalogue.get(summary["profile"]).run_settings(env).record()
+    return summary

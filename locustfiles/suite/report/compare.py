@@ -1,13 +1,15 @@
 """Comparing two runs: ``python -m locustfiles.suite.report.compare A B`` (make compare A=... B=...).
 
 Steps are matched by position. For every percentile the report gives B - A in ms and in %,
-and marks a difference significant only when it is beyond the noise floor: at least
-NOISE_PCT percent (default 10) and at least NOISE_MS milliseconds (default 5). Two runs of
-the same configuration on this machine differed by up to about 8 % (docs/decisions.md), so
-smaller differences say nothing. When both runs measured it, each process group's CPU ms per
-purchase over the run follows, A to B (significant at NOISE_PCT percent). The comparison goes
-to var/runs/<timestamp>-compare/ (compare.json, compare.md, and compare.html: the same sections
-of the report model with plots of their own, inline) and its path is the last line printed.
+and marks a difference significant only when it is beyond the noise floor, at least NOISE_PCT
+percent (default 10) and at least NOISE_MS milliseconds (default 5), and when both runs have
+samples enough for that percentile (figures/results.thin, the report's † rule; p100, the
+slowest request alone, never). Two runs of the same configuration on this machine differed by
+up to about 8 % (docs/decisions.md), so smaller differences say nothing. When both runs
+measured it, each process group's CPU ms per purchase over the run follows, A to B
+(significant at NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/
+(compare.json, compare.md, and compare.html: the same sections of the report model with plots
+of their own, inline) and its path is the last line printed.
 """
 
 import json
@@ -20,7 +22,7 @@ from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_docum
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
-from locustfiles.suite.figures.results import thin
+from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
 from locustfiles.suite.report import HTML, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
@@ -69,11 +71,18 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
     }
 
 
+def too_few(row: dict) -> set[str]:
+    """The percentile keys a row's samples cannot support (figures/results.thin: the report's
+    † rule, on its requests), and p100 whatever the count: the slowest request alone."""
+    return {*(row.get("thin") or ()), *thin(row.get("requests") or 0), "p100"}
+
+
 def _percentile(row_a: dict, row_b: dict, key: str, noise_pct: float, noise_ms: float) -> dict:
-    """B − A for one percentile; one that rests on fewer than 5 samples above it in either run
-    (the report's †) is marked thin and never called significant: a few requests move it."""
+    """B − A for one percentile; significant only beyond the noise floor and where both runs
+    have samples enough for it: one that too few samples support in either run is marked thin
+    and never called significant (a few requests move it)."""
     d = delta(row_a.get(key), row_b.get(key), noise_pct, noise_ms)
-    if key in (row_a.get("thin") or []) or key in (row_b.get("thin") or []):
+    if d["ms"] is not None and (key in too_few(row_a) or key in too_few(row_b)):
         d.update(thin=True, significant=False)
     return d
 
@@ -84,8 +93,8 @@ def _scheduled(row_a: dict, row_b: dict, noise_pct: float, noise_ms: float) -> d
     found_a, found_b = row_a.get("from_schedule"), row_b.get("from_schedule")
     if not found_a or not found_b:
         return None
-    shown = {"p95": found_a["p95"], "thin": [k for k in ("p95",) if k in thin(found_a["samples"])]}
-    other = {"p95": found_b["p95"], "thin": [k for k in ("p95",) if k in thin(found_b["samples"])]}
+    shown = {"p95": found_a["p95"], "requests": found_a["samples"]}
+    other = {"p95": found_b["p95"], "requests": found_b["samples"]}
     return _percentile(shown, other, "p95", noise_pct, noise_ms)
 
 
@@ -126,9 +135,20 @@ def _cpu(d: dict) -> dict:
     return cell(shown, "text", "significant" if d["significant"] else None)
 
 
+def _legend(result: dict) -> str:
+    floor = result["noise_floor"]
+    needs = ", ".join(f"{key} {TAIL_SAMPLES * 100 // (100 - int(key[1:]))}" for key in ("p50", "p95", "p99"))
+    return (
+        f"Each cell: A → B (B − A in ms, in %). ! marks a difference beyond the noise floor "
+        f"(≥ {floor['pct']:g} % and ≥ {floor['ms']:g} ms) where both runs have samples enough for "
+        f"that percentile; {result['significant']} cells are. † marks a percentile that too few "
+        f"samples support in either run (fewer than {TAIL_SAMPLES} at or above it: requests "
+        f"needed {needs}), and p100 always (the slowest request alone): never called significant."
+    )
+
+
 def _runs(result: dict, a_path: str, b_path: str) -> dict:
     differing = {k: v for k, v in result["b"]["config"].items() if result["a"]["config"].get(k) != v}
-    floor = result["noise_floor"]
     return section(
         "runs",
         "The runs",
@@ -142,12 +162,7 @@ def _runs(result: dict, a_path: str, b_path: str) -> dict:
             )
             + "."
         ),
-        text(
-            f"Each cell: A → B (B − A in ms, in %); ! marks a difference beyond the noise floor "
-            f"(≥ {floor['pct']:g} % and ≥ {floor['ms']:g} ms); {result['significant']} cells are. "
-            "† marks a percentile with fewer than 5 samples above it in either run, never called "
-            "significant."
-        ),
+        text(_legend(result)),
     )
 
 
