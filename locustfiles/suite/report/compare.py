@@ -1,15 +1,19 @@
 """Comparing two runs: ``python -m locustfiles.suite.report.compare A B`` (make compare A=... B=...).
 
-Steps are matched by position. For every percentile the report gives B - A in ms and in %,
+Each step of A is set beside the step of B that carried the same load (the same target RPM,
+or the same users: report/loads.py), never by position or name; a step with no step of its
+load in the other run is shown alone. Where the loads differ (profile, load model, the steps'
+rates or users, the learners' mix), a banner says how before any figure, and the whole run's
+figures are shown but not judged. For every percentile the report gives B - A in ms and in %,
 and marks a difference significant only when it is beyond the noise floor, at least NOISE_PCT
 percent (default 10) and at least NOISE_MS milliseconds (default 5), and when both runs have
 samples enough for that percentile (figures/results.thin, the report's † rule; p100, the
 slowest request alone, never). Two runs of the same configuration on this machine differed by
-up to about 8 % (docs/decisions.md), so smaller differences say nothing. When both runs
-measured it, each process group's CPU ms per purchase over the run follows, A to B
-(significant at NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/
-(compare.json, compare.md, and compare.html: the same sections of the report model with plots
-of their own, inline) and its path is the last line printed.
+up to about 8 % (docs/decisions.md), so smaller differences say nothing. When both runs measured
+it, each process group's CPU ms per purchase over the run follows, A to B (significant at
+NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/ (compare.json,
+compare.md, and compare.html: the same sections of the report model with plots of their own,
+inline) and its path is the last line printed.
 """
 
 import json
@@ -18,12 +22,21 @@ from pathlib import Path
 
 from common.environment import get
 from locustfiles.suite.core import run_folders
-from locustfiles.suite.core.blocks import DASH, cell, fmt, image, markdown_document, section, table, text
+from locustfiles.suite.core.blocks import (
+    DASH,
+    bullets,
+    cell,
+    fmt,
+    image,
+    markdown_document,
+    section,
+    table,
+    text,
+)
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
-from locustfiles.suite.core.text import label
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
-from locustfiles.suite.report import HTML, plots, versus
+from locustfiles.suite.report import HTML, loads, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = PERCENTILE_KEYS  # the figures compared
@@ -40,35 +53,42 @@ def load(run: str | Path) -> dict:
 
 
 def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
-    rows = []
-    for index in range(max(len(a["steps"]), len(b["steps"]))):
-        row_a = a["steps"][index] if index < len(a["steps"]) else {}
-        row_b = b["steps"][index] if index < len(b["steps"]) else {}
-        rows.append(
-            {
-                "step": label(row_a or row_b),
-                "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
-                "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
-                **{key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS},
-                SCHEDULED: _scheduled(row_a, row_b, noise_pct, noise_ms),
-            }
-        )
-    overall = {
-        "step": "all",
-        "rps": delta(a["overall"].get("rps"), b["overall"].get("rps"), noise_pct, 0),
-        "errors": {"a": a["overall"].get("errors"), "b": b["overall"].get("errors")},
-        **{key: _percentile(a["overall"], b["overall"], key, noise_pct, noise_ms) for key in KEYS},
-        SCHEDULED: _scheduled(a["overall"], b["overall"], noise_pct, noise_ms),
-    }
+    """B against A: each step of A beside B's step of the same load (report/loads.py), the whole
+    run, CPU per purchase, and how the loads and the configuration differ. Where the loads
+    differ, the whole run's figures (its "all" row, CPU per purchase) are shown but not judged:
+    a change there may be the load's."""
+    pairs = loads.match(a["steps"], b["steps"])
+    differ = loads.differences(a, b)
+    floor = (noise_pct, noise_ms)
+    rows = [_row(loads.pair_name(row_a, row_b), row_a or {}, row_b or {}, *floor) for row_a, row_b in pairs]
+    overall = _row("all", a["overall"], b["overall"], *floor, judged=not differ)
     return {
         "a": {"profile": a["profile"], "started": a["started"], "config": a["config"]},
         "b": {"profile": b["profile"], "started": b["started"], "config": b["config"]},
+        "loads": {"differences": differ, "matched": loads.matched_words(pairs)},
         "noise_floor": {"pct": noise_pct, "ms": noise_ms},
         "steps": rows,
         "overall": overall,
         "significant": sum(1 for row in [*rows, overall] for key in KEYS if row[key]["significant"]),
-        "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct),
+        "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct, judged=not differ),
     }
+
+
+def _row(name: str, row_a: dict, row_b: dict, noise_pct: float, noise_ms: float, judged: bool = True) -> dict:
+    """One line of the comparison: B − A for the RPS and each percentile (none significant
+    unless ``judged``), the errors of each, and the p95 from the schedule where both have it."""
+    found = {
+        "step": name,
+        "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
+        "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
+        **{key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS},
+        SCHEDULED: _scheduled(row_a, row_b, noise_pct, noise_ms),
+    }
+    if not judged:
+        for key in (*KEYS, SCHEDULED):
+            if found[key]:
+                found[key]["significant"] = False
+    return found
 
 
 def too_few(row: dict) -> set[str]:
@@ -98,23 +118,35 @@ def _scheduled(row_a: dict, row_b: dict, noise_pct: float, noise_ms: float) -> d
     return _percentile(shown, other, "p95", noise_pct, noise_ms)
 
 
-def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT) -> dict | None:
+def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT, judged: bool = True) -> dict | None:
     """Each group's CPU ms per purchase, A against B, when both runs measured it; a change is
-    significant at noise_pct % (the milliseconds floor is for response times, not CPU)."""
+    significant at noise_pct % (the milliseconds floor is for response times, not CPU), and
+    only where ``judged`` (the same load)."""
     found_a, found_b = a.get("cpu_ms_per_purchase"), b.get("cpu_ms_per_purchase")
     if not found_a or not found_b:
         return None
-    return {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
+    found = {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
+    if not judged:
+        for d in found.values():
+            d["significant"] = False
+    return found
 
 
 def _pct(d: dict) -> str:
     return DASH if d.get("pct") is None else f"{fmt(d['pct'], '+g')} %"  # no % of a step with 0 RPS
 
 
+def _alone(d: dict) -> dict:
+    """A cell for a figure one run has and the other has not: A → B, either a dash."""
+    missing = d.get("a") is None and d.get("b") is None
+    return cell(None if missing else f"{fmt(d.get('a'))} → {fmt(d.get('b'))}", "text")
+
+
 def _change(d: dict) -> dict:
-    """A percentile's cell: A → B (B − A in ms, in %), marked beyond the noise floor."""
+    """A percentile's cell: A → B (B − A in ms, in %), marked beyond the noise floor; only
+    A → B when one side has no figure (a step with no step of its load in the other run)."""
     if d.get("ms") is None:
-        return cell(None, "text")
+        return _alone(d)
     shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms, {_pct(d)})" + (
         "†" if d.get("thin") else ""
     )
@@ -122,17 +154,33 @@ def _change(d: dict) -> dict:
 
 
 def _rps(d: dict) -> dict:
-    return cell(None if d.get("ms") is None else f"{fmt(d['a'])} → {fmt(d['b'])} ({_pct(d)})", "text")
+    return _alone(d) if d.get("ms") is None else cell(f"{fmt(d['a'])} → {fmt(d['b'])} ({_pct(d)})", "text")
 
 
 def _cpu(d: dict) -> dict:
     """A group's CPU per purchase, A → B (B − A in ms, in %); only A → B when one side is missing."""
     if d.get("ms") is None:
-        missing = d.get("a") is None and d.get("b") is None
-        return cell(None if missing else f"{fmt(d.get('a'))} → {fmt(d.get('b'))}", "text")
+        return _alone(d)
     pct = "" if d["pct"] is None else f", {fmt(d['pct'], '+g')} %"
     shown = f"{fmt(d['a'])} → {fmt(d['b'])} ({fmt(d['ms'], '+g')} ms{pct})"
     return cell(shown, "text", "significant" if d["significant"] else None)
+
+
+def _loads_differ(result: dict) -> dict | None:
+    """The banner above the figures when the two runs' loads differ, saying how."""
+    differ = result["loads"]["differences"]
+    if not differ:
+        return None
+    return section(
+        "loads-differ",
+        "The loads differ: these runs are not like for like",
+        bullets(differ),
+        text(
+            "Only steps of the same load are set side by side. The whole run's figures (the "
+            '"all" row, CPU per purchase) are shown but never marked significant: a change '
+            "there may be the load's, not the system's."
+        ),
+    )
 
 
 def _legend(result: dict) -> str:
@@ -149,11 +197,13 @@ def _legend(result: dict) -> str:
 
 def _runs(result: dict, a_path: str, b_path: str) -> dict:
     differing = {k: v for k, v in result["b"]["config"].items() if result["a"]["config"].get(k) != v}
+    same = "" if result["loads"]["differences"] else "Both runs put the same load on the system. "
     return section(
         "runs",
         "The runs",
         text(f"A: {a_path} ({result['a']['profile']}, {result['a']['started']})"),
         text(f"B: {b_path} ({result['b']['profile']}, {result['b']['started']})"),
+        text(same + result["loads"]["matched"]),
         text(
             "Configuration that differs: "
             + (
@@ -171,9 +221,12 @@ def _cpu_section(result: dict) -> dict:
     title = "CPU per purchase over the run (ms of CPU)"
     if not found:
         return section("cpu", title, text("CPU per purchase: not compared (not measured in both runs)."))
-    caption = (
-        f"CPU ms per purchase, the whole run (each cell: A → B; ! at ≥ {result['noise_floor']['pct']:g} %):"
+    judged = (
+        "not judged: the loads differ"
+        if result["loads"]["differences"]
+        else f"! at ≥ {result['noise_floor']['pct']:g} %"
     )
+    caption = f"CPU ms per purchase, the whole run (each cell: A → B; {judged}):"
     return section(
         "cpu",
         title,
@@ -185,7 +238,8 @@ def _cpu_section(result: dict) -> dict:
 def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
     """The comparison as the report model's sections (core/blocks.py), in reading order."""
     every = [*result["steps"], result["overall"]]
-    return [
+    found = [
+        _loads_differ(result),
         _runs(result, a_path, b_path),
         section(
             "percentiles",
@@ -196,10 +250,13 @@ def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
         section(
             "changes",
             "B against A per step, and the noise floor",
-            image("changes.png", "B − A in % per step, beyond or within the noise floor"),
+            image("changes.png", "B − A in % per step, beyond or within the noise floor")
+            if any(row["p50"]["ms"] is not None for row in result["steps"])
+            else text("No step of the same load ran in both runs: no step is set against another."),
         ),
         _cpu_section(result),
     ]
+    return [part for part in found if part]
 
 
 def _percentile_table(every: list[dict]) -> dict:
@@ -218,8 +275,12 @@ def _percentile_table(every: list[dict]) -> dict:
 
 
 def markdown(result: dict, a_path: str, b_path: str) -> str:
-    """compare.md: every block but the plots (which compare.html carries), under one title."""
-    parts = [b for part in sections(result, a_path, b_path) for b in part["blocks"] if b["kind"] != "image"]
+    """compare.md: every section's title and blocks but the plots (which compare.html carries),
+    under one title."""
+    parts = []
+    for part in sections(result, a_path, b_path):
+        shown = [block for block in part["blocks"] if block["kind"] != "image"]
+        parts += [text(f"## {part['title']}"), *shown] if shown else []
     return markdown_document(TITLE, parts)
 
 

@@ -22,6 +22,12 @@ def _png(fig) -> bytes:
     return out.getvalue()
 
 
+def _tick(name: str) -> str:
+    """A step's name under its bars, on two lines where it names a run ("4 users (B only)",
+    "A: bucket 3, B: 600 RPM"), so that neighbouring names do not run into each other."""
+    return name.replace(" (", "\n(").replace(", B: ", "\nB: ")
+
+
 def percentiles(result: dict) -> bytes | None:
     """One panel per percentile: A's bar beside B's for every step, B's marked "!" when the
     change is beyond the noise floor."""
@@ -47,7 +53,7 @@ def percentiles(result: dict) -> bytes | None:
                 ax.annotate(
                     "!", (i + 0.2, d["b"]), ha="center", va="bottom", fontweight="bold", color="#8b1a1a"
                 )
-        ticks(ax, [row["step"] for row in rows])
+        ticks(ax, [_tick(row["step"]) for row in rows])
         ax.set_title(f"{key}: A (pale) against B (hatched)")
         ax.legend(fontsize=8)
     axes[0].set_ylabel("ms")
@@ -76,7 +82,7 @@ def changes(result: dict) -> bytes | None:
                 color=SERIES[key]["color"],
                 alpha=1.0 if d["significant"] else 0.35,
             )
-    ticks(ax, [row["step"] for row in rows])
+    ticks(ax, [_tick(row["step"]) for row in rows])
     ax.set_ylabel("B − A (%)")
     band = Patch(color="#999", alpha=0.18, label=f"noise floor ±{floor['pct']:g} %")
     ax.legend(handles=[band, *[Patch(color=SERIES[key]["color"], label=key) for key in SHOWN]], fontsize=8)

@@ -142,6 +142,11 @@ def test_a_thin_percentile_is_marked_and_never_called_significant():
     assert compare.compare(a, b)["steps"][0]["p99"]["significant"]
 
 
+def percentile_table(result: dict) -> dict:
+    (part,) = [part for part in compare.sections(result, "a", "b") if part["id"] == "percentiles"]
+    return next(block for block in part["blocks"] if block["kind"] == "table")
+
+
 def open_model_run(late: float) -> dict:
     env = {"RPM": "600", "DURATION": "20", "WARMUP_SECONDS": "0"}
     p, recorder, _, _ = synthetic.recorded("rpm", env, late=late)
@@ -157,7 +162,7 @@ def test_two_open_model_runs_are_compared_on_the_p95_from_the_schedule_too():
         b["overall"]["from_schedule"]["p95"],
     )
     assert found["b"] > found["a"] and found["significant"]
-    table = next(b for b in compare.sections(result, "a", "b")[1]["blocks"] if b["kind"] == "table")
+    table = percentile_table(result)
     at = table["headers"].index("p95")
     assert table["headers"][at + 1] == "p95 from schedule"
     assert table["rows"][-1][at + 1]["text"].startswith(f"{found['a']:g} → {found['b']:g}")
@@ -168,7 +173,4 @@ def test_two_open_model_runs_are_compared_on_the_p95_from_the_schedule_too():
     closed, _ = runs()
     mixed = compare.compare(a, closed)
     assert mixed["overall"][compare.SCHEDULED] is None
-    headers = next(b for b in compare.sections(mixed, "a", "b")[1]["blocks"] if b["kind"] == "table")[
-        "headers"
-    ]
-    assert "p95 from schedule" not in headers
+    assert "p95 from schedule" not in percentile_table(mixed)["headers"]
