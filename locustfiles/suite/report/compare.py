@@ -9,7 +9,8 @@ and marks a difference significant only when it is beyond the noise floor, at le
 percent (default 10) and at least NOISE_MS milliseconds (default 5), and when both runs have
 samples enough for that percentile (figures/results.thin, the report's † rule; p100, the
 slowest request alone, never). Two runs of the same configuration on this machine differed by
-up to about 8 % (docs/decisions.md), so smaller differences say nothing. When both runs measured
+up to about 8 % (docs/decisions.md), so smaller differences say nothing. The settings and the
+stack's configuration that differ follow as a table (setting, A, B). When both runs measured
 it, each process group's CPU ms per purchase over the run follows, A to B (significant at
 NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/ (compare.json,
 compare.md, and compare.html: the same sections of the report model with plots of their own,
@@ -36,7 +37,7 @@ from locustfiles.suite.core.blocks import (
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
-from locustfiles.suite.report import HTML, loads, plots, versus
+from locustfiles.suite.report import HTML, configuration, loads, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = PERCENTILE_KEYS  # the figures compared
@@ -62,10 +63,13 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
     floor = (noise_pct, noise_ms)
     rows = [_row(loads.pair_name(row_a, row_b), row_a or {}, row_b or {}, *floor) for row_a, row_b in pairs]
     overall = _row("all", a["overall"], b["overall"], *floor, judged=not differ)
+    differing = configuration.differing(a, b)
     return {
         "a": {"profile": a["profile"], "started": a["started"], "config": a["config"]},
         "b": {"profile": b["profile"], "started": b["started"], "config": b["config"]},
         "loads": {"differences": differ, "matched": loads.matched_words(pairs)},
+        "configuration": differing,
+        "configuration_notes": configuration.notes(a, b, differing),
         "noise_floor": {"pct": noise_pct, "ms": noise_ms},
         "steps": rows,
         "overall": overall,
@@ -196,7 +200,17 @@ def _legend(result: dict) -> str:
 
 
 def _runs(result: dict, a_path: str, b_path: str) -> dict:
-    differing = {k: v for k, v in result["b"]["config"].items() if result["a"]["config"].get(k) != v}
+    rows = result["configuration"]
+    differing = (
+        table(
+            ["setting", "A", "B"],
+            [[cell(name, "code"), cell(a, "text"), cell(b, "text")] for name, a, b in rows],
+            notes=result["configuration_notes"],
+            caption="Configuration that differs (the run's settings as resolved, then the stack's):",
+        )
+        if rows
+        else text(" ".join(["Configuration that differs: none.", *result["configuration_notes"]]))
+    )
     same = "" if result["loads"]["differences"] else "Both runs put the same load on the system. "
     return section(
         "runs",
@@ -204,14 +218,7 @@ def _runs(result: dict, a_path: str, b_path: str) -> dict:
         text(f"A: {a_path} ({result['a']['profile']}, {result['a']['started']})"),
         text(f"B: {b_path} ({result['b']['profile']}, {result['b']['started']})"),
         text(same + result["loads"]["matched"]),
-        text(
-            "Configuration that differs: "
-            + (
-                ", ".join(f"{k}: {result['a']['config'].get(k)} → {v}" for k, v in differing.items())
-                or "none"
-            )
-            + "."
-        ),
+        differing,
         text(_legend(result)),
     )
 

@@ -1,7 +1,7 @@
 """Issue 43, item 5: a comparison that cannot mislead. Runs of different loads are compared
 under a banner saying how they differ; steps are matched by their load, never by position or
 label; a change is significant only where both runs have samples enough for that percentile
-(never p100)."""
+(never p100); the configuration that differs is a table (setting, A, B) of text."""
 
 from markupsafe import escape
 
@@ -152,6 +152,33 @@ def test_open_model_steps_pair_by_rate_and_repeated_rates_in_order():
     assert loads.match(a[1:2], closed) == [(a[1], None), (None, closed[0])]  # 600 users is no 600 RPM
 
 
+def test_the_configuration_that_differs_is_a_table_of_setting_a_and_b():
+    a, b = rpm_and_smoke()
+    a["config"] = {
+        "order_counter": "events",
+        "database_at_start": {"preloaded_purchases": 0, "size_mb": 20.5},
+    }
+    b["config"] = {"order_counter": "oscar", "database_at_start": {"preloaded_purchases": 0, "size_mb": 3.5}}
+    result = compare.compare(a, b)
+    (table,) = Page(compare.html(result, "a", "b")).sections["runs"]["tables"]
+    header, *rows = [[text for text, _ in row] for row in table]
+    assert header == ["setting", "A", "B"]
+    assert rows == [
+        ["USERS", "–", "2"],
+        ["STEP_SECONDS", "–", "5"],
+        ["RPM", "250", "–"],
+        ["DURATION", "60", "–"],
+        ["WARMUP_SECONDS", "0", "–"],
+        ["THRESHOLDS", "p95<460 errors<0.01 missed<0.01", "errors<0.01"],
+        ["order_counter", "events", "oscar"],
+        ["database_at_start.size_mb", "20.5", "3.5"],
+    ]
+    assert not any(c in cell for row in rows for cell in row for c in "{}[]'")
+    text = compare.markdown(result, "a", "b")
+    assert "| setting | A | B |" in text and "| database_at_start.size_mb | 20.5 | 3.5 |" in text
+    assert "| USERS | – | 2 |" in text and "its profile does not take it" in text
+
+
 def test_runs_from_before_recorded_settings_are_compared_from_their_plan_and_mix():
     a, b = rpm_and_smoke()
     del a["settings"], b["settings"]
@@ -162,6 +189,10 @@ def test_runs_from_before_recorded_settings_are_compared_from_their_plan_and_mix
         "Steps: A 250 RPM; B 2 users.",
         f"Learners' mix ({loads.MIX_WORDS}): A 50 : 1 : 5; B 1 : 1 : 0.",
     ]
+    assert result["configuration"] == []
+    assert "A and B are runs from before summaries recorded their settings (schema 7)" in compare.markdown(
+        result, "a", "b"
+    )
     del a["plan"], b["plan"]  # older still: the model read from the steps
     assert compare.compare(a, b)["loads"]["differences"][1].startswith("Load model: A open model")
 
