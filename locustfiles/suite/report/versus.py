@@ -1,7 +1,8 @@
 """make compare's plots, drawn from a comparison (``compare.compare``'s result) into PNG bytes
 that compare.html carries inline (the comparison's folder holds no PNG files): the order
 endpoint's percentiles of A beside B per step, B − A per step against the noise floor, and each
-process group's CPU per purchase. Steps are categories drawn as bars, as in the run's report."""
+process group's CPU per purchase (the services on a scale of their own, the machine's totals on
+another). Steps are categories drawn as bars, as in the run's report."""
 
 import io
 
@@ -11,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+from locustfiles.suite.figures.cpu import BALANCER, SERVICES  # noqa: E402
 from locustfiles.suite.report.plots import SERIES, save, ticks  # noqa: E402
 
 SHOWN = ("p50", "p95", "p99")
@@ -95,13 +97,8 @@ def changes(result: dict) -> bytes | None:
     return _png(fig)
 
 
-def cpu(result: dict) -> bytes | None:
-    """Each process group's CPU ms per purchase over the run, A beside B."""
-    found = result.get("cpu_ms_per_purchase") or {}
-    groups = [key for key, d in found.items() if d.get("a") is not None or d.get("b") is not None]
-    if not groups:
-        return None
-    fig, ax = plt.subplots(figsize=(10, 3.6))
+def _cpu_panel(ax, found: dict, groups: list[str], title: str) -> None:
+    """A beside B for each of ``groups`` on the panel's own scale."""
     x = range(len(groups))
     ax.bar([i - 0.2 for i in x], [found[g]["a"] or 0 for g in groups], 0.4, color="#7a9cc6", label="A")
     ax.bar([i + 0.2 for i in x], [found[g]["b"] or 0 for g in groups], 0.4, color="#2b5d9b", label="B")
@@ -109,9 +106,40 @@ def cpu(result: dict) -> bytes | None:
         if found[group]["significant"]:
             ax.annotate("!", (i + 0.2, found[group]["b"]), ha="center", va="bottom", fontweight="bold")
     ticks(ax, groups)
+    ax.set_title(title, fontsize=10)
     ax.set_ylabel("ms of CPU per purchase")
     ax.legend(fontsize=8)
-    return _png(fig)
+
+
+def cpu_figure(result: dict):
+    """Each process group's CPU ms per purchase over the run, A beside B: the services under
+    test on a scale of their own, the machine's totals (the services summed, Locust, everything
+    else, the whole machine) on another, so a busy machine does not flatten the services. None
+    when neither run measured any."""
+    found = result.get("cpu_ms_per_purchase") or {}
+    measured = [key for key, d in found.items() if d.get("a") is not None or d.get("b") is not None]
+    services = [g for g in measured if g in (*SERVICES, BALANCER)]
+    machine = [g for g in measured if g not in services]
+    panels = [
+        (groups, title)
+        for groups, title in (
+            (services, "The services under test"),
+            (machine, "The machine: the services summed, Locust, the rest"),
+        )
+        if groups
+    ]
+    if not panels:
+        return None
+    widths = [len(groups) + 1 for groups, _ in panels]
+    fig, axes = plt.subplots(1, len(panels), figsize=(12, 3.8), squeeze=False, width_ratios=widths)
+    for ax, (groups, title) in zip(axes[0], panels, strict=True):
+        _cpu_panel(ax, found, groups, title)
+    return fig
+
+
+def cpu(result: dict) -> bytes | None:
+    fig = cpu_figure(result)
+    return None if fig is None else _png(fig)
 
 
 PLOTS = {"percentiles.png": percentiles, "changes.png": changes, "cpu.png": cpu}

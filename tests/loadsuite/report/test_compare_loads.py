@@ -1,12 +1,14 @@
 """Issue 43, item 5: a comparison that cannot mislead. Runs of different loads are compared
 under a banner saying how they differ; steps are matched by their load, never by position or
 label; a change is significant only where both runs have samples enough for that percentile
-(never p100); the configuration that differs is a table (setting, A, B) of text."""
+(never p100); the configuration that differs is a table (setting, A, B) of text; the services'
+CPU is drawn on a scale of its own."""
 
+import matplotlib.pyplot as plt
 from markupsafe import escape
 
 from locustfiles.suite.figures.results import thin
-from locustfiles.suite.report import compare, loads
+from locustfiles.suite.report import compare, loads, versus
 from tests.loadsuite import synthetic
 from tests.loadsuite.report.test_compare import Page
 
@@ -204,3 +206,23 @@ def test_the_whole_run_is_not_judged_across_different_loads():
     assert result["cpu_ms_per_purchase"]["ecommerce"]["pct"] == 400.0
     assert not any(d["significant"] for d in result["cpu_ms_per_purchase"].values())
     assert "not judged: the loads differ" in compare.markdown(result, "a", "b")
+
+
+def test_the_services_cpu_is_drawn_on_a_scale_of_its_own():
+    a, b = synthetic.cpu_summary(), synthetic.cpu_summary()
+    for summary in (a, b):
+        summary["cpu_ms_per_purchase"]["other"] = 3789.0  # a busy machine
+        summary["cpu_ms_per_purchase"]["machine"] = 4200.0
+    fig = versus.cpu_figure(compare.compare(a, b))
+    services, machine = fig.axes
+    assert [t.get_text() for t in services.get_xticklabels()] == [
+        "ecommerce",
+        "lms_stub",
+        "mariadb",
+        "rollup",
+    ]
+    assert [t.get_text() for t in machine.get_xticklabels()] == ["services", "locust", "machine", "other"]
+    tallest = max(a["cpu_ms_per_purchase"][k] for k in ("ecommerce", "lms_stub", "mariadb", "rollup"))
+    assert tallest <= services.get_ylim()[1] < 2 * tallest  # the services fill their own panel
+    assert machine.get_ylim()[1] >= 4200.0
+    plt.close(fig)
