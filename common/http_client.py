@@ -13,8 +13,8 @@ urllib3:
 * **No requests, no urllib3.** requests costs about 0.8-1.0 ms of CPU per call here (environment
   proxy lookups, cookie merging, hooks), urllib3 about 0.4 ms (http.client parses the answer's
   headers with the email package), geventhttpclient, written for gevent with a C parser, about
-  0.15 ms (docs/decisions.md has the figures). Nothing between the services needs cookies,
-  proxies or redirects.
+  0.15 ms (docs/decisions/0055-the-calls-between-the-services.md has the figures). Nothing
+  between the services needs cookies, proxies or redirects.
 
 Over https (ecommerce behind a load balancer that ends TLS) the certificate and host name are
 checked against the system's certificate authorities, or those of the PEM file

@@ -7,8 +7,9 @@ of the CPU and all of them slow down together. By Little's law each takes the nu
 divided by the throughput, and past capacity the throughput has stopped growing while the
 number in flight keeps growing with the arrivals, until timeouts. Bounding the number in flight
 bounds the time: at twice its capacity the full loop answered with a p95 of 3.5 s and 7 s
-without a limit, and under 1 s with an in-flight limit of 4 (docs/decisions.md, "Load
-shedding"); at 1.5 times its capacity under queue-delay, 0.6 s (issue 29).
+without a limit, and under 1 s with an in-flight limit of 4
+(docs/decisions/0051-load-shedding-a-static-in.md); at 1.5 times its capacity under queue-delay,
+0.6 s (issue 29).
 
 So each worker decides, request by request, whether it can take new work, and while it cannot
 it answers at once with 503 ``overloaded`` in the services' JSON error shape and Retry-After:
@@ -21,10 +22,10 @@ the CPU and ends in time; the caller may come back after Retry-After. Two polici
   worker's accepted work waits for the CPU: its loop has run late for a whole interval
   (common/queueing.py, CoDel's rule over the loop's lateness), whatever the count. gunicorn gives
   no arrival time to measure a request's wait from; the loop's lateness is that wait, seen from
-  inside. Chosen by measurement (docs/decisions.md, issue 29): it refused nothing while the
-  machine had more than 11 % of its CPU to spare but two purchases of one cold start, where the
-  count refused in every warm-up and with 10 % idle. A worker's first seconds of work
-  (common.queueing.WARM_SECONDS) are not judged: its loop runs late on what it does once.
+  inside. Chosen by measurement (docs/decisions/0065-admission-by-evidence-of.md, issue 29): it
+  refused nothing while the machine had more than 11 % of its CPU to spare but two purchases of
+  one cold start, where the count refused in every warm-up and with 10 % idle. A worker's first
+  seconds of work (common.queueing.WARM_SECONDS) are not judged: its loop runs late on what it does once.
 * ``in-flight``: a static count. While the requests doing the worker's work fill its limit
   (LMS_MAX_IN_FLIGHT, ECOMMERCE_MAX_IN_FLIGHT) it refuses new work. Cheap and certain, but blind:
   a worker that is momentarily unlucky (gevent workers accept in a race, and kept-alive

@@ -100,7 +100,8 @@ def use_mysql_driver(service: str) -> str:
 
     ``pymysql`` (the default) is pure Python and yields to gevent while it waits on the
     server; ``mysqlclient`` is C and blocks the whole gevent worker while a query waits (see
-    docs/decisions.md). Both are installed; PyMySQL takes the MySQLdb name when chosen.
+    docs/decisions/0008-gevent-workers-with-pymysql.md). Both are installed; PyMySQL takes the
+    MySQLdb name when chosen.
     """
     driver = env_str(f"{service}_MYSQL_DRIVER")  # MYSQL_DRIVER unless set
     if driver == "pymysql":

@@ -111,7 +111,8 @@ AUTHENTICATION_BACKENDS = (
 # ECOMMERCE_LOGIN_FAILURES failures for one username, that username is refused (429) for
 # ECOMMERCE_LOGIN_LOCKOUT_SECONDS, whatever address it comes from (behind the balancer every
 # address is the balancer's). The attempts live in axes' tables (its migrations); a successful
-# login clears them. docs/decisions.md says why a username and not an address.
+# login clears them. docs/decisions/0064-no-account-through-a-log-no.md says why a username and
+# not an address.
 AXES_FAILURE_LIMIT = env_int("ECOMMERCE_LOGIN_FAILURES")
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("ECOMMERCE_LOGIN_LOCKOUT_SECONDS"))
 AXES_LOCKOUT_PARAMETERS = ["username"]

@@ -112,8 +112,8 @@ def effective() -> dict[str, str]:
         "NEW_RELIC_AGENT": "on" if agent else "off",
         "NEW_RELIC_CONFIG_FILE": (get("NEW_RELIC_CONFIG_FILE") or NEW_RELIC_INI) if agent else "",
         "ECOMMERCE_ORDER_PREFIX": ecommerce.ORDER_NUMBER_PREFIX,
-        # Load-test machinery (docs/decisions.md): a run needs /auto_auth, a chaos run the fault API,
-        # a hosted-page payment the processor's stand-in.
+        # Load-test machinery (docs/decisions/0036-load-test-machinery-is-off-in.md): a run needs
+        # /auto_auth, a chaos run the fault API, a hosted-page payment the processor's stand-in.
         "LMS_AUTO_AUTH": "on" if lms.LMS_AUTO_AUTH else "off",
         "LMS_FAULT_CONTROL": "on" if lms.LMS_FAULT_CONTROL else "off",
         "LMS_PAYMENT_PROCESSOR": "on" if lms.LMS_PAYMENT_PROCESSOR else "off",

@@ -26,7 +26,7 @@ def post_worker_init(worker) -> None:
     if worker.cfg.worker_class_str == "gevent" and settings.MYSQL_DRIVER == "mysqlclient":
         worker.log.warning(
             "mysqlclient under gevent: a query that waits on a lock freezes every request of "
-            "this worker (see docs/decisions.md); use MYSQL_DRIVER=pymysql"
+            "this worker (see docs/decisions/0008-gevent-workers-with-pymysql.md); use MYSQL_DRIVER=pymysql"
         )
     counts = worker_counts.folder(get("VAR_DIR"), worker.cfg.proc_name)
     worker.request_counter = worker_counts.Counter(counts, worker.pid)
@@ -35,7 +35,8 @@ def post_worker_init(worker) -> None:
     _check_connection_budget(worker)
     # What is loaded by now (Django, Oscar, the app: some 140,000 objects) lives as long as the
     # worker; frozen, the collector no longer walks it on every full collection (GC's share of
-    # an order's CPU went from 2.6 % to 1.7 % in-process, docs/decisions.md).
+    # an order's CPU went from 2.6 % to 1.7 % in-process,
+    # docs/decisions/0055-the-calls-between-the-services.md).
     gc.freeze()
 
 
@@ -147,9 +148,9 @@ def default_workers(worker_class: str, cores: int) -> int:
     A sync worker blocks on every database round trip, so it takes more workers than cores to
     keep the cores busy (gunicorn's own rule). A gevent worker never blocks: one per core can
     use the machine, and more only compete for the same cores. Measured on the 2-core VM at 3900
-    RPM (docs/decisions.md, issue 29): 2 + 2 gevent workers used 8-17 % less CPU per purchase
-    than 5 + 5, their loops ran late less often (no purchase refused, where 5 + 5 refused in
-    their first seconds), and they shared the load evenly without help."""
+    RPM (docs/decisions/0080-one-gevent-worker-per-core-the.md, issue 29): 2 + 2 gevent workers
+    used 8-17 % less CPU per purchase than 5 + 5, their loops ran late less often (no purchase
+    refused, where 5 + 5 refused in their first seconds), and they shared the load evenly without help."""
     return cores if worker_class == "gevent" else 2 * cores + 1
 
 
@@ -168,8 +169,8 @@ def service_config(service: str, prefix: str) -> dict:
         "workers": get(f"{prefix}_WORKERS") or default_workers(worker_class, multiprocessing.cpu_count()),
         "worker_class": worker_class,
         "worker_connections": get(f"{prefix}_WORKER_CONNECTIONS"),
-        # gunicorn_h1c's C parser, a requirement (docs/decisions.md: a few per cent of the
-        # services' CPU per purchase); `python` is gunicorn's own.
+        # gunicorn_h1c's C parser, a requirement (docs/decisions/0054-gunicorns-c-parser.md: a few
+        # per cent of the services' CPU per purchase); `python` is gunicorn's own.
         "http_parser": http_parser(prefix),
         "timeout": get(f"{prefix}_WORKER_TIMEOUT"),
         "graceful_timeout": get(f"{prefix}_GRACEFUL_TIMEOUT"),

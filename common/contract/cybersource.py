@@ -67,8 +67,8 @@ CHECKOUT_FIELDS = (
 )
 
 # A notification's signed fields, in the order edX's 2015 load client sent them (research notes,
-# docs/decisions.md): what the processor echoes of the request (req_*), what it decided and
-# authorised, and the billing details the learner typed.
+# docs/decisions/0038-paid-seats-are-paid-for-as.md): what the processor echoes of the request
+# (req_*), what it decided and authorised, and the billing details the learner typed.
 NOTIFICATION_FIELDS = (
     "decision",
     "req_reference_number",

@@ -2,7 +2,8 @@
 
 ``ENGINE: "common.dbpool"`` is Django's MySQL backend whose connections come from a
 per-process pool built on django-db-geventpool's pool core (see pool.py and
-docs/decisions.md). The pool is configured by the ``POOL`` entry of the DATABASES setting.
+docs/decisions/0009-the-connection-pool-a-thin.md). The pool is configured by the ``POOL`` entry
+of the DATABASES setting.
 """
 
 from common.dbpool.pool import PoolExhausted

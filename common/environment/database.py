@@ -99,7 +99,8 @@ SECTION = Section(
             "MYSQL_DRIVER",
             "pymysql",
             "str",
-            "`mysqlclient` blocks a gevent worker while a query waits (docs/decisions.md)",
+            "`mysqlclient` blocks a gevent worker while a query waits "
+            "(docs/decisions/0008-gevent-workers-with-pymysql.md)",
         ),
         Variable("DB_POOL", "geventpool", "str", "`off`: a new MySQL connection per request"),
         Variable("DB_POOL_SIZE", "10", "int", "pooled connections per worker process, at most"),

@@ -98,7 +98,8 @@ def _upkeep(prefix: str, service: str) -> list[Variable]:
             "200000",
             "int",
             f"requests after which a {service} worker is recycled, a backstop against a leak: a "
-            "recycle leaves the service a worker short for some 5 s and boots one (docs/decisions.md); "
+            "recycle leaves the service a worker short for some 5 s and boots one "
+            "(docs/decisions/0081-refusals-below-the-ceiling.md); "
             "0: never",
         ),
         Variable(

@@ -21,7 +21,7 @@ def _lookup_sql(count: int) -> tuple[str, list[tuple]]:
     """The one statement that reads ``count`` SKUs' stock records with their product, product
     class and partner, and the course and mode each seat enrols in; and, per model, where its
     values are in a row. Written out, not built by the ORM: the ORM spent about 2.5 ms of CPU
-    composing this query on every purchase (docs/decisions.md)."""
+    composing this query on every purchase (docs/decisions/0049-the-full-loops-cpu-where-it.md)."""
     models = [
         (StockRecord, "s"),
         (Product, "p"),

@@ -63,7 +63,8 @@ def notification(order_number: str, amount: str, secret: str) -> dict:
         "req_bill_to_address_country": "US",
     }
     # edX's client signed the fields above only; the order service takes a notification only when
-    # it signs signed_field_names too (as CyberSource's own do: docs/decisions.md, issue 28).
+    # it signs signed_field_names too (as CyberSource's own do, issue 28:
+    # docs/decisions/0062-a-notification-signs-its-own.md).
     fields["signed_field_names"] = ",".join([*fields, "signed_field_names"])
     fields["signature"] = signature(fields, secret)
     return fields

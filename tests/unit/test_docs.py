@@ -1,6 +1,7 @@
 """The README and the guides under docs/ name only what exists: every `make` target is the
 Makefile's, every variable is in the table of common/environment, every link reaches a file and a
-heading. docs/decisions.md is left out: it records what was decided, in the words of its day."""
+heading. The decision records and measurements (docs/decisions/, docs/measurements/) are left
+out: they record what was decided and measured, in the words of their day."""
 
 import re
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 from common import environment
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "decisions.md")]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 # Words in capitals the docs name that are not variables, and why.
 NOT_VARIABLES = {

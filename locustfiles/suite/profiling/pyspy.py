@@ -14,12 +14,12 @@ What a sample means. Recorded with ``--gil``, a sample is a thread that held the
 Python (or C code that keeps the GIL). Without it py-spy counts every thread it does not see as
 idle, and here it does not see gevent's idle threads as idle: the threadpool's workers waiting
 on their lock and the hub waiting in libev made half to four fifths of the samples, py-spy fell
-seconds behind and the services' p95 rose from about 0.1 s to 5 s (docs/decisions.md, "make
-profile"). With ``--gil`` the samples add up to about the CPU time each group used; what they
-leave out is time in system calls and C code that release the GIL (a socket's send and recv,
-libev's poll). A process the kernel preempted while it held the GIL is still sampled where it
-stopped, so on a machine with fewer cores than busy processes the shares are of time holding
-the GIL, which is CPU time only when the process had a core. Each group's CPU seconds over the
+seconds behind and the services' p95 rose from about 0.1 s to 5 s
+(docs/decisions/0048-make-profile-py-spy-with-gil.md). With ``--gil`` the samples add up to
+about the CPU time each group used; what they leave out is time in system calls and C code that
+release the GIL (a socket's send and recv, libev's poll). A process the kernel preempted while
+it held the GIL is still sampled where it stopped, so on a machine with fewer cores than busy
+processes the shares are of time holding the GIL, which is CPU time only when the process had a core. Each group's CPU seconds over the
 same window are recorded beside its sampled seconds (samples / rate) to show the gap. The
 gevent hub's loop (``run`` in gevent/hub.py) on top of a stack is the worker dispatching
 between greenlets while it holds the GIL; it is named "event loop" and counted apart

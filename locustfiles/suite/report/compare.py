@@ -9,7 +9,7 @@ and marks a difference significant only when it is beyond the noise floor, at le
 percent (default 10) and at least NOISE_MS milliseconds (default 5), and when both runs have
 samples enough for that percentile (figures/results.thin, the report's † rule; p100, the
 slowest request alone, never). Two runs of the same configuration on this machine differed by
-up to about 8 % (docs/decisions.md), so smaller differences say nothing. The settings and the
+up to about 8 % (docs/decisions/README.md), so smaller differences say nothing. The settings and the
 stack's configuration that differ follow as a table (setting, A, B). When both runs measured
 it, each process group's CPU ms per purchase over the run follows, A to B (significant at
 NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/ (compare.json,

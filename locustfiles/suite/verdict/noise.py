@@ -1,6 +1,6 @@
 """The noise floor: when a change between two figures is a real one. Findings and comparisons
 must agree on it: a change is significant at NOISE_PCT % and NOISE_MS ms at least (two runs of
-one configuration on this machine differed by up to about 8 %, docs/decisions.md)."""
+one configuration on this machine differed by up to about 8 %, docs/decisions/README.md)."""
 
 from common.environment import get
 
