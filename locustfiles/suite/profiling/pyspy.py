@@ -19,11 +19,11 @@ seconds behind and the services' p95 rose from about 0.1 s to 5 s
 about the CPU time each group used; what they leave out is time in system calls and C code that
 release the GIL (a socket's send and recv, libev's poll). A process the kernel preempted while
 it held the GIL is still sampled where it stopped, so on a machine with fewer cores than busy
-processes the shares are of time holding the GIL, which is CPU time only when the process had a core. Each group's CPU seconds over the
-same window are recorded beside its sampled seconds (samples / rate) to show the gap. The
-gevent hub's loop (``run`` in gevent/hub.py) on top of a stack is the worker dispatching
-between greenlets while it holds the GIL; it is named "event loop" and counted apart
-(``event_loop_samples``), not spread over the requests.
+processes the shares are of time holding the GIL, which is CPU time only when the process had a
+core. Each group's CPU seconds over the same window are recorded beside its sampled seconds
+(samples / rate) to show the gap. The gevent hub's loop (``run`` in gevent/hub.py) on top of a
+stack is the worker dispatching between greenlets while it holds the GIL; it is named "event
+loop" and counted apart (``event_loop_samples``), not spread over the requests.
 
 py-spy needs ptrace (root, or CAP_SYS_PTRACE): without it, or without py-spy, the run goes on
 and the summary says why no profile was taken.
