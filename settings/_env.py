@@ -81,7 +81,7 @@ def require_secrets(names: tuple[str, ...], deployment: str) -> None:
     if published:
         raise ImproperlyConfigured(
             f"these {deployment} still have a value published in the repository (a local default "
-            "of common/environment.py or an example of ansible/group_vars/all/vault.yml.example): "
+            "of common/environment/ or an example of ansible/group_vars/all/vault.yml.example): "
             + ", ".join(published)
         )
 

@@ -9,7 +9,7 @@ A page is read in two statements: the keys alone from the index, then the rows (
 the list shows) by those keys. Asked as one statement with the joins, MariaDB 10.11 served a
 status and a date range with a ``ref`` on the status alone, walking every newer order of that
 status before the range began (1.7 s for one page at 4 M orders); the keys alone take the range
-of the (status, date_placed) index (ecommerce/fulfillment/migrations/0002).
+of the (status, date_placed) index (ecommerce/fulfillment/migrations/0002_order_status_index.py).
 """
 
 import functools

@@ -211,7 +211,7 @@ class Load:
         raise AssertionError(f"the load did not start: {(OUT / 'locust.log').read_text()[-2000:]}")
 
     def stop(self) -> None:
-        """SIGINT, as run.py stops a run: Locust ends the test and writes its folder."""
+        """SIGINT, as run/cli.py stops a run: Locust ends the test and writes its folder."""
         try:
             os.kill(self.pid, signal.SIGINT)
         except ProcessLookupError:

@@ -162,7 +162,7 @@ def lms_check(env_changes: dict) -> subprocess.CompletedProcess:
         (None, "need these environment variables: LMS_FAULT_API_KEY"),
         (
             "local-only-fault-api-key",
-            "published in the repository (a local default of common/environment.py or an example of "
+            "published in the repository (a local default of common/environment/ or an example of "
             "ansible/group_vars/all/vault.yml.example): LMS_FAULT_API_KEY",
         ),
         ("e" * 40, "LMS_FAULT_API_KEY must differ from EDX_API_KEY"),
@@ -182,7 +182,7 @@ def test_fault_control_in_a_deployed_stand_in_needs_its_own_key(key, refusal):
         (None, "need these environment variables: LMS_PROCESSOR_SECRET_KEY"),
         (
             "local-only-processor-stand-in-secret-key",
-            "published in the repository (a local default of common/environment.py or an example of "
+            "published in the repository (a local default of common/environment/ or an example of "
             "ansible/group_vars/all/vault.yml.example): LMS_PROCESSOR_SECRET_KEY",
         ),
     ],

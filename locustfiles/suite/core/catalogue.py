@@ -46,7 +46,7 @@ class Profile:
     unset: dict[str, str] = {}  # what an empty default means, for the help
     thresholds = "errors<0.01"  # k6 style; THRESHOLDS overrides
     open_model = False
-    sections: tuple[str, ...] = ()  # profile-specific report sections (report.py knows them)
+    sections: tuple[str, ...] = ()  # profile-specific report sections (report/sections/ knows them)
     # The endpoints whose 2xx answers are purchases: the audit expects an order number for each.
     # None: the suite's learners' (a free purchase answered 2xx by the LMS, a paid order read
     # back 200 from ecommerce once its payment was taken; results.successes).

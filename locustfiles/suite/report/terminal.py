@@ -1,7 +1,7 @@
 """What a headless run prints when it ends: the verdict with each broken threshold (for a
 capacity run, the Universal Scalability Law's predicted peak beside the measured capacity), the
 per-step table, the CPU per purchase, the audit line, and for edX's 2015 client its figures
-(run.py prints the folder's path after them). The table is a block of the report model
+(run/cli.py prints the folder's path after them). The table is a block of the report model
 (core/blocks.py), rendered as plain text."""
 
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table

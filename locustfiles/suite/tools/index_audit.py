@@ -9,7 +9,7 @@ counting) must fix. On a preloaded database the difference is stark: an indexed 
 handful of rows whatever the size, a scan reads them all.
 
 ``make index-audit`` prints the table for the stack as it is (preload it first: ``make
-preload``); tests/integration/test_index_audit.py holds every statement under the limit at a
+preload``); tests/loadsuite/tools/test_index_audit.py holds every statement under the limit at a
 small preload.
 """
 
