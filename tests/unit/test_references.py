@@ -84,6 +84,7 @@ NOT_PATHS = {
 }
 # Paths cited as they were, or as what must not exist, where the citing text says so.
 FORMER = {
+    "docs/decisions/README.md": {"docs/decisions.md"},  # the notebook the records were split from
     "docs/decisions/0024-a-profile-is-a-class-a-run-is.md": {"locustfiles/suite/profiles.py"},
     "docs/decisions/0032-shared-code-lives-in-common.md": {"environment.py"},
     "docs/decisions/0033-repeated-lines-left-on-purpose.md": {"common/environment.py"},
@@ -188,10 +189,10 @@ def cited_paths(line: str) -> set[str]:
 
 
 def is_repository_path(token: str) -> bool:
-    if "/" not in token:
-        return token not in NOT_OURS
     if "://" in token or PLACEHOLDER.search(token):
         return False
+    if "/" not in token:
+        return token not in NOT_OURS
     if token.split("/")[0] in TOP_LEVEL or token.startswith("../"):
         return True
     name = token.rstrip("/").rsplit("/", 1)[-1]
