@@ -1,4 +1,5 @@
-"""Writing a run's folder: summary.json, report.md, report.html and PNG plots.
+"""Writing a run's folder: summary.json, junit.xml (for CI: report/junit.py), report.md,
+report.html and PNG plots.
 
 The report opens the way a professional load report does: the verdict, then findings in plain
 sentences, then what ran on what (provenance), then the tables (one row per step like the 2015
@@ -15,7 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from locustfiles.suite.core import blocks
-from locustfiles.suite.report import plots, sections
+from locustfiles.suite.report import junit, plots, sections
 from locustfiles.suite.verdict import findings as findings_
 
 __all__ = ["write", "render", "context"]
@@ -68,6 +69,7 @@ def write(summary: dict, folder: Path) -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    junit.write(summary, folder)
     html, markdown = render(context(summary, folder), folder)
     (folder / "report.md").write_text(markdown)
     (folder / "report.html").write_text(html)
