@@ -114,3 +114,27 @@ def test_overload_checks_accepted_purchases_and_what_refusals_left(tmp_path):
     assert outcome(left) == (Failure, summary["verdict"]["reasons"][-1])
     assert not [name for name in cases if name.startswith("3 orders")]  # shown once, by its check
     assert cases["p95<50 (whole run)"].result[0].message.startswith("p95<50 (whole run): measured")
+
+
+def test_each_chaos_fault_is_a_case_failed_with_the_checks_it_broke(tmp_path):
+    p, recorder, _, _ = synthetic.recorded()
+    summary = {**synthetic.summary_for(p, recorder), "profile": "chaos"}
+    first, second = summary["steps"][:2]
+
+    def fault(row, name, lost):
+        checks = [
+            {"check": "nothing lost", "ok": lost == 0, "detail": str(lost)},
+            {"check": "recovered", "ok": True, "detail": "2.5"},
+        ]
+        return {"index": row["index"], "fault": name, "checks": checks, "passed": lost == 0}
+
+    summary["reliability"] = [fault(first, "lms_down", 0), fault(second, "db_restart", 4)]
+    summary["verdict"] = run_summary.verdict(summary, profiles.get("chaos"), [])
+    assert summary["verdict"]["reasons"] == ["db_restart: nothing lost"]
+    suite, cases = read(summary, tmp_path)
+    assert (suite.tests, suite.failures) == (3, 1)
+    held = cases[f"fault lms_down (step 1: {first['label']})"]
+    assert held.is_passed and "nothing lost: ok (0)" in held.system_out
+    broke = cases[f"fault db_restart (step 2: {second['label']})"]
+    assert outcome(broke) == (Failure, "db_restart: nothing lost (4)")
+    assert broke.classname == "loadrun.chaos.chaos"
