@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from junitparser import Failure, JUnitXml
 
 from common import environment
 from common.contract import cybersource, paths, tokens
@@ -77,7 +78,15 @@ def assert_cpu_per_purchase(summary):
 
 
 def assert_run_folder(folder: Path, *plots: str):
-    for name in ("summary.json", "report.md", "report.html", "locust_stats.csv", "percentiles.png", *plots):
+    for name in (
+        "summary.json",
+        "junit.xml",
+        "report.md",
+        "report.html",
+        "locust_stats.csv",
+        "percentiles.png",
+        *plots,
+    ):
         assert (folder / name).stat().st_size > 0, name
 
 
@@ -126,6 +135,10 @@ def test_smoke(smoke_run):
     )
     report = (folder / "report.md").read_text()
     assert "## CPU per purchase (ms of CPU)" in report and "| CPU % machine |" in report
+    # CI's reading of the verdict: every threshold and the audit passed cases.
+    (suite,) = JUnitXml.fromfile(str(folder / "junit.xml"))
+    assert (suite.tests, suite.failures, suite.errors) == (len(summary["verdict"]["thresholds"]) + 1, 0, 0)
+    assert all(case.is_passed for case in suite) and "audit: nothing lost" in {case.name for case in suite}
 
 
 def test_the_audit_counts_an_answered_order_that_was_never_committed(smoke_run, tmp_path, monkeypatch):
@@ -379,6 +392,11 @@ def test_a_failed_threshold_fails_the_run_with_a_reason(stack_env):
     assert not summary["verdict"]["passed"]
     assert summary["verdict"]["reasons"] == ["thresholds failed: p95<1"]
     assert "FAIL" in (folder / "report.md").read_text()
+    (suite,) = JUnitXml.fromfile(str(folder / "junit.xml"))
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 0)
+    (broken,) = [case for case in suite if not case.is_passed]
+    assert isinstance(broken.result[0], Failure)
+    assert broken.result[0].message == f"p95<1 (whole run): measured {summary['overall']['p95']}"
 
 
 def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
