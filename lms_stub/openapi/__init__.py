@@ -13,40 +13,21 @@ from common.contract import health as contract_health
 from common.contract.courses import MODES, ORG, RUN, seat
 from lms_stub.faults.views import LIMITS
 from lms_stub.learners.views import EMAIL_PATTERN, MAX_EMAIL, MAX_PASSWORD
+from lms_stub.openapi.answers import (
+    BAD_REQUEST,
+    NOT_JSON,
+    OR_NO_DATABASE,
+    RETRY_AFTER,
+    error,
+    html,
+    json_answer,
+    no_database,
+    ref,
+    too_large,
+)
 
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
-    response = {"description": description, "content": {"application/json": {"schema": schema}}}
-    if headers:
-        response["headers"] = headers
-    return response
-
-
-def _error(description: str, headers: dict | None = None) -> dict:
-    return _json(_ref("Error"), description, headers)
-
-
-RETRY_AFTER = {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds to wait."}}
-NO_DATABASE = "The database cannot be reached or no pooled connection was free in time (database_unavailable)"
-
-# Answers every endpoint of this service can give.
-BAD_REQUEST = "The request could not be read (bad_request), e.g. a form body over the size limit."
-NOT_JSON = "The body is not application/json (unsupported_media_type)."
 API_KEY_REFUSED = "No or a wrong X-Edx-Api-Key (invalid_api_key)."
 FAULT_KEY_REFUSED = "No or a wrong X-Fault-Api-Key (invalid_api_key)."
-
-
-def _no_database(also: str = "") -> dict:
-    return _error(f"{NO_DATABASE}{also}; retry after Retry-After seconds.", RETRY_AFTER)
-
-
-def _html(description: str) -> dict:
-    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
-
 
 FORM = "application/x-www-form-urlencoded"
 NOT_FORM = "The body is not a form (unsupported_media_type)."
@@ -55,10 +36,6 @@ CHECKOUT_REFUSED = (
     "unsigned or given twice, or it is not a sale of an amount in a currency (invalid_request), "
     "or the access key or profile is not this processor's (unknown_profile)."
 )
-
-
-def _too_large() -> dict:
-    return _error(f"The body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (body_too_large).")
 
 
 COURSE_ID = {
@@ -266,20 +243,20 @@ def document() -> dict:
         },
     ]
     AUTO_AUTH_ANSWERS = {
-        "200": _json(_ref("Learner"), "The learner existed and gave its password: logged in."),
-        "201": _json(_ref("Learner"), "A new learner, logged in."),
-        "400": _error("A username, email or password this service cannot take (invalid_request)."),
-        "403": _error("The learner exists and the password is missing or wrong (invalid_credentials)."),
-        "503": _no_database(),
+        "200": json_answer(ref("Learner"), "The learner existed and gave its password: logged in."),
+        "201": json_answer(ref("Learner"), "A new learner, logged in."),
+        "400": error("A username, email or password this service cannot take (invalid_request)."),
+        "403": error("The learner exists and the password is missing or wrong (invalid_credentials)."),
+        "503": no_database(),
     }
     learner = [{"session": []}]
     learner_unsafe = [{"session": [], "csrfCookie": [], "csrfHeader": []}]
     api_key = [{"apiKey": []}]
     fault_key = [{"faultApiKey": []}]
-    csrf_refused = _error(
+    csrf_refused = error(
         "No CSRF cookie, or an X-CSRFToken that does not match it (csrf_failed); checked before the session."
     )
-    faults_answer = _json(_ref("Faults"), "The faults in force.")
+    faults_answer = json_answer(ref("Faults"), "The faults in force.")
     described = {
         "openapi": "3.0.3",
         "info": {
@@ -320,44 +297,44 @@ def document() -> dict:
                     "security": learner_unsafe,
                     "requestBody": {
                         "required": True,
-                        "content": {"application/json": {"schema": _ref("Purchase")}},
+                        "content": {"application/json": {"schema": ref("Purchase")}},
                     },
                     "responses": {
-                        "201": _json(_ref("PurchaseResult"), "Enrolled (order Complete)."),
-                        "202": _json(
-                            _ref("PurchaseResult"),
+                        "201": json_answer(ref("PurchaseResult"), "Enrolled (order Complete)."),
+                        "202": json_answer(
+                            ref("PurchaseResult"),
                             "The order is placed but the enrollment failed; ecommerce will retry it.",
                         ),
-                        "400": _error(
+                        "400": error(
                             "The body is not JSON (malformed_json), not an object or names no "
                             f"course (invalid_request). {BAD_REQUEST}"
                         ),
-                        "401": _error("Not logged in (not_authenticated)."),
+                        "401": error("Not logged in (not_authenticated)."),
                         "403": csrf_refused,
-                        "406": _error(
+                        "406": error(
                             "No such course for sale (unknown_course), or the course has no free seat "
                             "(no_free_seat); with course_id."
                         ),
-                        "409": _error(
+                        "409": error(
                             "Already enrolled (already_enrolled) or already bought (already_purchased)."
                         ),
-                        "413": _too_large(),
-                        "415": _error(NOT_JSON),
-                        "502": _error(
+                        "413": too_large(),
+                        "415": error(NOT_JSON),
+                        "502": error(
                             "ecommerce refused or failed (ecommerce_error, with its answer) or could "
                             "not be reached (ecommerce_unreachable)."
                         ),
-                        "429": _error(
+                        "429": error(
                             "The learner bought too often (too_many_purchases, ecommerce's per-learner "
                             "limit).",
                             RETRY_AFTER,
                         ),
-                        "503": _error(
+                        "503": error(
                             "ecommerce is overloaded or restarting (ecommerce_unavailable), or "
-                            f"{NO_DATABASE[0].lower()}{NO_DATABASE[1:]}.",
+                            f"{OR_NO_DATABASE}.",
                             RETRY_AFTER,
                         ),
-                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                        "504": error("ecommerce did not answer in time (ecommerce_timeout)."),
                     },
                 }
             },
@@ -370,14 +347,14 @@ def document() -> dict:
                         {"name": "number", "in": "path", "required": True, "schema": {"type": "string"}}
                     ],
                     "responses": {
-                        "200": _json(_ref("Order"), "The order, as ecommerce answers it."),
-                        "401": _error("Not logged in (not_authenticated)."),
-                        "404": _error("No such order, or not this learner's (ecommerce's not_found)."),
-                        "502": _error("ecommerce answered something else, or could not be reached."),
-                        "503": _error(
+                        "200": json_answer(ref("Order"), "The order, as ecommerce answers it."),
+                        "401": error("Not logged in (not_authenticated)."),
+                        "404": error("No such order, or not this learner's (ecommerce's not_found)."),
+                        "502": error("ecommerce answered something else, or could not be reached."),
+                        "503": error(
                             "ecommerce is overloaded or restarting (ecommerce_unavailable).", RETRY_AFTER
                         ),
-                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                        "504": error("ecommerce did not answer in time (ecommerce_timeout)."),
                     },
                 }
             },
@@ -395,13 +372,13 @@ def document() -> dict:
                         }
                     ],
                     "responses": {
-                        "200": _json(
-                            {"type": "array", "items": _ref("Enrollment")},
+                        "200": json_answer(
+                            {"type": "array", "items": ref("Enrollment")},
                             "The user's enrollments, oldest first.",
                         ),
-                        "400": _error("No user named (invalid_request)."),
-                        "403": _error(API_KEY_REFUSED),
-                        "503": _no_database(),
+                        "400": error("No user named (invalid_request)."),
+                        "403": error(API_KEY_REFUSED),
+                        "503": no_database(),
                     },
                 },
                 "post": {
@@ -410,24 +387,24 @@ def document() -> dict:
                     "security": api_key,
                     "requestBody": {
                         "required": True,
-                        "content": {"application/json": {"schema": _ref("EnrollmentRequest")}},
+                        "content": {"application/json": {"schema": ref("EnrollmentRequest")}},
                     },
                     "responses": {
-                        "200": _json(_ref("Enrollment"), "Enrolled (or already enrolled)."),
-                        "400": _error(
+                        "200": json_answer(ref("Enrollment"), "Enrolled (or already enrolled)."),
+                        "400": error(
                             "The body is not JSON (malformed_json) or a field is invalid "
                             "(invalid_request), the course is unknown (unknown_course) or has no such "
                             f"mode (unknown_mode, with modes). {BAD_REQUEST}"
                         ),
-                        "403": _error(API_KEY_REFUSED),
-                        "413": _too_large(),
-                        "415": _error(NOT_JSON),
-                        "500": _error(
+                        "403": error(API_KEY_REFUSED),
+                        "413": too_large(),
+                        "415": error(NOT_JSON),
+                        "500": error(
                             "Injected failure (injected_error), only while /api/faults/ sets error_rate."
                         ),
-                        "503": _error(
+                        "503": error(
                             "An injected outage (outage), only while /api/faults/ sets one, or "
-                            f"{NO_DATABASE[0].lower()}{NO_DATABASE[1:]}.",
+                            f"{OR_NO_DATABASE}.",
                             RETRY_AFTER,
                         ),
                     },
@@ -440,8 +417,8 @@ def document() -> dict:
                     "security": fault_key,
                     "responses": {
                         "200": faults_answer,
-                        "403": _error(FAULT_KEY_REFUSED),
-                        "503": _no_database(),
+                        "403": error(FAULT_KEY_REFUSED),
+                        "503": no_database(),
                     },
                 },
                 "put": {
@@ -451,18 +428,18 @@ def document() -> dict:
                     "security": fault_key,
                     "requestBody": {
                         "required": True,
-                        "content": {"application/json": {"schema": _ref("FaultChanges")}},
+                        "content": {"application/json": {"schema": ref("FaultChanges")}},
                     },
                     "responses": {
                         "200": faults_answer,
-                        "400": _error(
+                        "400": error(
                             "The body is not JSON (malformed_json), not an object, names an unknown "
                             f"field or a value out of range (invalid_request). {BAD_REQUEST}"
                         ),
-                        "403": _error(FAULT_KEY_REFUSED),
-                        "413": _too_large(),
-                        "415": _error(NOT_JSON),
-                        "503": _no_database(),
+                        "403": error(FAULT_KEY_REFUSED),
+                        "413": too_large(),
+                        "415": error(NOT_JSON),
+                        "503": no_database(),
                     },
                 },
                 "delete": {
@@ -471,8 +448,8 @@ def document() -> dict:
                     "security": fault_key,
                     "responses": {
                         "200": faults_answer,
-                        "403": _error(FAULT_KEY_REFUSED),
-                        "503": _no_database(),
+                        "403": error(FAULT_KEY_REFUSED),
+                        "503": no_database(),
                     },
                 },
             },
@@ -488,12 +465,12 @@ def document() -> dict:
                         "and Decline."
                     ),
                     "security": [],
-                    "requestBody": {"required": True, "content": {FORM: {"schema": _ref("CheckoutForm")}}},
+                    "requestBody": {"required": True, "content": {FORM: {"schema": ref("CheckoutForm")}}},
                     "responses": {
-                        "200": _html("The payment page."),
-                        "400": _error(CHECKOUT_REFUSED),
-                        "413": _too_large(),
-                        "415": _error(NOT_FORM),
+                        "200": html("The payment page."),
+                        "400": error(CHECKOUT_REFUSED),
+                        "413": too_large(),
+                        "415": error(NOT_FORM),
                     },
                 }
             },
@@ -509,18 +486,18 @@ def document() -> dict:
                     "security": [],
                     "requestBody": {
                         "required": True,
-                        "content": {FORM: {"schema": _ref("PaymentConfirmation")}},
+                        "content": {FORM: {"schema": ref("PaymentConfirmation")}},
                     },
                     "responses": {
-                        "200": _html("The receipt: the decision, the order number and ecommerce's answer."),
-                        "400": _error(
+                        "200": html("The receipt: the decision, the order number and ecommerce's answer."),
+                        "400": error(
                             f"{CHECKOUT_REFUSED} Or pay_action is not pay or decline (invalid_request), or "
                             "the card number is not one (invalid_card)."
                         ),
-                        "413": _too_large(),
-                        "415": _error(NOT_FORM),
-                        "502": _error("ecommerce could not be reached (ecommerce_unreachable)."),
-                        "504": _error("ecommerce did not answer in time (ecommerce_timeout)."),
+                        "413": too_large(),
+                        "415": error(NOT_FORM),
+                        "502": error("ecommerce could not be reached (ecommerce_unreachable)."),
+                        "504": error("ecommerce did not answer in time (ecommerce_timeout)."),
                     },
                 }
             },
@@ -530,8 +507,8 @@ def document() -> dict:
                     "summary": "Whether the service can reach its database",
                     "security": [],
                     "responses": {
-                        "200": _json(_ref("Health"), "The database answers."),
-                        "503": _error("The database does not answer (unavailable)."),
+                        "200": json_answer(ref("Health"), "The database answers."),
+                        "503": error("The database does not answer (unavailable)."),
                     },
                 }
             },
