@@ -7,11 +7,7 @@ process does; tests/schema fuzzes the running service against it.
 
 from django.conf import settings
 
-from common.contract import cybersource, paths
-from common.contract import errors as contract_errors
-from common.contract import health as contract_health
-from common.contract.courses import MODES, ORG, RUN, seat
-from lms_stub.faults.views import LIMITS
+from common.contract import paths
 from lms_stub.learners.views import EMAIL_PATTERN, MAX_EMAIL, MAX_PASSWORD
 from lms_stub.openapi.answers import (
     BAD_REQUEST,
@@ -25,6 +21,7 @@ from lms_stub.openapi.answers import (
     ref,
     too_large,
 )
+from lms_stub.openapi.components import components
 
 API_KEY_REFUSED = "No or a wrong X-Edx-Api-Key (invalid_api_key)."
 FAULT_KEY_REFUSED = "No or a wrong X-Fault-Api-Key (invalid_api_key)."
@@ -36,189 +33,6 @@ CHECKOUT_REFUSED = (
     "unsigned or given twice, or it is not a sale of an amount in a currency (invalid_request), "
     "or the access key or profile is not this processor's (unknown_profile)."
 )
-
-
-COURSE_ID = {
-    "type": "string",
-    "minLength": 1,
-    "description": f"A course the LMS sells: course-v1:{ORG}+LT<four digits>+{RUN}, one of the catalogue's.",
-}
-
-
-def _checkout_form() -> dict:
-    string = {"type": "string"}
-    return {
-        "type": "object",
-        "description": "A paid checkout's payment_form_data as ecommerce signed it (CyberSource fields).",
-        "required": [*cybersource.CHECKOUT_FIELDS, "signature"],
-        "properties": {name: string for name in (*cybersource.CHECKOUT_FIELDS, "signature")},
-        "additionalProperties": string,
-    }
-
-
-def _components() -> dict:
-    order = {
-        "type": "object",
-        "description": "The order as ecommerce answers it (see ecommerce's Order schema).",
-        "required": ["number", "status"],
-        "properties": {"number": {"type": "string"}, "status": {"type": "string"}},
-    }
-    return {
-        "schemas": {
-            "Error": contract_errors.SCHEMA,
-            "Learner": {
-                "type": "object",
-                "description": "As edX's LMS answered auto_auth, with the CSRF token added.",
-                "required": [
-                    "created_status",
-                    "username",
-                    "email",
-                    "password",
-                    "user_id",
-                    "anonymous_id",
-                    "csrf_token",
-                ],
-                "properties": {
-                    "created_status": {"type": "string", "enum": ["Created", "Logged in"]},
-                    "username": {"type": "string", "minLength": 1, "maxLength": 150},
-                    "email": {"type": "string"},
-                    "password": {"type": "string", "description": "The one asked for, or a random one."},
-                    "user_id": {"type": "integer"},
-                    "anonymous_id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-                    "csrf_token": {"type": "string", "description": "Send it back as X-CSRFToken."},
-                },
-                "additionalProperties": False,
-            },
-            "Purchase": {
-                "type": "object",
-                "required": ["course_id"],
-                "properties": {"course_id": {**COURSE_ID, "example": seat(1).course_id}},
-                "additionalProperties": True,
-                "description": "Other fields are ignored.",
-            },
-            "PurchaseResult": {
-                "type": "object",
-                "required": ["course_id", "enrolled", "order"],
-                "properties": {
-                    "course_id": {"type": "string"},
-                    "enrolled": {"type": "boolean"},
-                    "message": {"type": "string"},
-                    "order": order,
-                },
-                "additionalProperties": False,
-            },
-            "Order": order,
-            "EnrollmentRequest": {
-                "type": "object",
-                "required": ["user", "mode", "course_details"],
-                "properties": {
-                    "user": {"type": "string", "minLength": 1, "maxLength": 150},
-                    "mode": {"type": "string", "enum": list(MODES)},
-                    "is_active": {"type": "boolean", "default": True},
-                    "course_details": {
-                        "type": "object",
-                        "required": ["course_id"],
-                        "properties": {"course_id": {**COURSE_ID, "example": seat(1).course_id}},
-                    },
-                },
-                "description": "Other fields are ignored. Idempotent on (user, course).",
-            },
-            "Enrollment": {
-                "type": "object",
-                "required": ["user", "mode", "is_active", "course_details"],
-                "properties": {
-                    "user": {"type": "string"},
-                    "mode": {"type": "string"},
-                    "is_active": {"type": "boolean"},
-                    "course_details": {
-                        "type": "object",
-                        "required": ["course_id"],
-                        "properties": {"course_id": {"type": "string"}},
-                        "additionalProperties": False,
-                    },
-                    "created": {"type": "string", "format": "date-time"},
-                },
-                "additionalProperties": False,
-            },
-            "FaultChanges": {
-                "type": "object",
-                "properties": {
-                    name: {"type": kind, "minimum": low, "maximum": high}
-                    for name, (kind, low, high) in LIMITS.items()
-                },
-                "additionalProperties": False,
-                "description": (
-                    "Any of the fields. jitter_ms is added at random (0..jitter); outage_seconds "
-                    "and outage_starts_in_seconds set an outage window from now (0 ends one)."
-                ),
-            },
-            "Faults": {
-                "type": "object",
-                "required": [
-                    "latency_ms",
-                    "jitter_ms",
-                    "error_rate",
-                    "outage_start",
-                    "outage_end",
-                    "now",
-                    "applies_within_seconds",
-                ],
-                "properties": {
-                    "latency_ms": {"type": "integer", "minimum": 0},
-                    "jitter_ms": {"type": "integer", "minimum": 0},
-                    "error_rate": {"type": "number", "minimum": 0, "maximum": 1},
-                    "outage_start": {"type": "number", "description": "Unix seconds"},
-                    "outage_end": {"type": "number", "description": "Unix seconds"},
-                    "now": {"type": "number", "description": "Unix seconds"},
-                    "applies_within_seconds": {"type": "number"},
-                },
-                "additionalProperties": False,
-            },
-            "Health": contract_health.SCHEMA,
-            "CheckoutForm": _checkout_form(),
-            "PaymentConfirmation": {
-                **_checkout_form(),
-                "required": [*_checkout_form()["required"], "pay_action"],
-                "properties": {
-                    **_checkout_form()["properties"],
-                    "card_number": {"type": "string", "example": cybersource.TEST_CARD},
-                    "pay_action": {"type": "string", "enum": ["pay", "decline"]},
-                },
-            },
-        },
-        "securitySchemes": {
-            "session": {
-                "type": "apiKey",
-                "in": "cookie",
-                "name": settings.SESSION_COOKIE_NAME,
-                "description": "The learner's session, set by /auto_auth.",
-            },
-            "csrfCookie": {
-                "type": "apiKey",
-                "in": "cookie",
-                "name": settings.CSRF_COOKIE_NAME,
-                "description": "Set by /auto_auth; its value goes in X-CSRFToken too.",
-            },
-            "csrfHeader": {
-                "type": "apiKey",
-                "in": "header",
-                "name": "X-CSRFToken",
-                "description": "The csrftoken cookie's value (unsafe methods only).",
-            },
-            "apiKey": {
-                "type": "apiKey",
-                "in": "header",
-                "name": "X-Edx-Api-Key",
-                "description": "The key ecommerce (and tools) present to the enrollment API.",
-            },
-            "faultApiKey": {
-                "type": "apiKey",
-                "in": "header",
-                "name": "X-Fault-Api-Key",
-                "description": "The fault API's own key (LMS_FAULT_API_KEY), held by the load suite.",
-            },
-        },
-    }
 
 
 def document() -> dict:
@@ -513,17 +327,14 @@ def document() -> dict:
                 }
             },
         },
-        "components": _components(),
+        "components": components(),
     }
     # Load-test machinery the settings do not route is not described either (lms_stub/urls.py).
     if not settings.LMS_AUTO_AUTH:
         del described["paths"]["/auto_auth"]
     if not settings.LMS_FAULT_CONTROL:
         del described["paths"]["/api/faults/"]
-        del described["components"]["securitySchemes"]["faultApiKey"]
     if not settings.LMS_PAYMENT_PROCESSOR:
         del described["paths"][paths.PROCESSOR_PAY]
         del described["paths"][paths.PROCESSOR_CONFIRM]
-        for name in ("CheckoutForm", "PaymentConfirmation"):
-            del described["components"]["schemas"][name]
     return described
