@@ -26,7 +26,7 @@ def health(request):
 @transaction.non_atomic_requests
 @allow_methods("GET")
 def schema(request):
-    """GET /api/schema/ — the OpenAPI 3 document of this service (lms_stub/openapi.py)."""
+    """GET /api/schema/ — the OpenAPI 3 document of this service (lms_stub/openapi/)."""
     return JsonResponse(document())
 
 
