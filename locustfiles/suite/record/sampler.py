@@ -19,6 +19,7 @@ import pymysql
 from common import worker_counts
 from common.environment import get
 from common.hostreadings import SERVICE_GROUPS, machine_busy_seconds
+from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.hosts import host_percent, read_hosts
 from locustfiles.suite.stack.mysql import mysql_connect
 
@@ -335,6 +336,12 @@ class ServerSampler:
             }
             for schema, digest, text, count, timer, no_index, no_good, examined in rows
         }
+
+    def statements(self, before: dict[str, dict]) -> dict:
+        """The statements run since the digests ``before`` (record/digests.py's report; none
+        without them), and what MariaDB counts as slow."""
+        found = digest_report(before, self.digests()) if before else {}
+        return {**found, "slow_query_seconds": self.slow_query_seconds()}
 
     def close(self) -> None:
         if self._conn is not None:

@@ -29,7 +29,6 @@ from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
 from locustfiles.suite.core.plan import Step
 from locustfiles.suite.figures import ceiling, cpu, results
 from locustfiles.suite.record import balancer, provenance
-from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.hosts import by_host, parse_hosts
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler
@@ -350,10 +349,11 @@ class KeptRun(LoadRun):
     def finish(self, finished: float) -> dict:
         """Read and audit what the run left, then summarise (run/summary.py)."""
         recorded = summaries.Recorded(self.plan, self.recorder, self.readings, self.begun, self.t0, finished)
+        # The services' statements, read first: chaos's retries and the audit's look-ups run the
+        # services' own commands in their schemas, which the digests cannot tell from requests.
+        sql = self.sampler.statements(self.digests_before)
         settled = self.profile.settle(self)  # before the audit: chaos retries what it left
         audited = self._audit(summaries.successes(self.profile, self.recorder))
-        sql = digest_report(self.digests_before, self.sampler.digests()) if self.digests_before else {}
-        sql["slow_query_seconds"] = self.sampler.slow_query_seconds()
         # The learners' configured mix, beside the measured one (edX's client has its own).
         weights = None if self.profile.purchase_endpoints else load_settings(self.env)["weights"]
         read = summaries.Read(

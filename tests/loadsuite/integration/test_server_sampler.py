@@ -1,5 +1,6 @@
 """The server sampler's MariaDB reads when two greenlets read at once (the step watcher and the
-end of a run), and after a read cut short: each read gets a whole connection of its own.
+end of a run), and after a read cut short: each read gets a whole connection of its own. And
+whose statements the digests of the services' schemas hold: not the suite's readings.
 
 Against the load stack's MariaDB; Locust (imported by conftest) has patched sockets for gevent,
 as in a run."""
@@ -7,7 +8,10 @@ as in a run."""
 import gevent
 import pytest
 
+from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.sampler import COUNTERS, ServerSampler
+from locustfiles.suite.stack.mysql import mysql_connect
+from locustfiles.suite.verdict import facts
 from tests.loadsuite.conftest import DATABASES
 
 
@@ -43,7 +47,6 @@ def test_the_watermarks_are_the_monitors_without_reading_a_row(stack_env, monkey
     sees in information_schema: at least the highest id, though it may not read the ids."""
     import MySQLdb
 
-    from locustfiles.suite.verdict import facts
     from tests.support import mysql
 
     monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
@@ -59,3 +62,40 @@ def test_the_watermarks_are_the_monitors_without_reading_a_row(stack_env, monkey
         assert marks[mark] >= highest
         with pytest.raises((MySQLdb.OperationalError, MySQLdb.ProgrammingError)):
             mysql.query(database, f"SELECT MAX(id) FROM {table}", account="monitor")
+
+
+def _statements(sampler: ServerSampler, before: dict) -> list[str]:
+    """The text of every statement the stack's schemas ran since the digests ``before``."""
+    found = digest_report(before, sampler.digests(), top=10_000)
+    return [s["statement"] for s in found["top"] + found["background"]]
+
+
+def test_the_suites_readings_are_in_no_schema_of_the_services_but_the_audits_look_ups_are(
+    sampler, monkeypatch
+):
+    """The run's statements are the digests of the services' schemas. The monitor connects to
+    no database, so its readings (status, sizes, the watermarks, the digests themselves) are in
+    none of them; the audit asks the services' own commands, which run in their schemas like
+    the requests: so the run reads its statements before the audit (run/keeper.py)."""
+    monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
+    monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
+
+    def the_suites(statement: str) -> bool:
+        return any(word in statement for word in ("information_schema", "performance_schema", "@@GLOBAL"))
+
+    before = sampler.digests()
+    sampler.status()
+    sampler.table_sizes(0)
+    assert sampler.slow_query_seconds() is not None
+    marks = facts.watermarks()
+    assert [s for s in _statements(sampler, before) if the_suites(s)] == []
+    # The same reading from a connection to a service's database is among its statements.
+    before = sampler.digests()
+    with mysql_connect(DATABASES[0]) as conn, conn.cursor() as cursor:
+        cursor.execute("SELECT @@GLOBAL.long_query_time")
+    assert [s for s in _statements(sampler, before) if the_suites(s)] != []
+
+    before = sampler.digests()
+    facts.since(marks)
+    asked = _statements(sampler, before)
+    assert [s for s in asked if "`order_line`" in s and "> ?" in s], asked

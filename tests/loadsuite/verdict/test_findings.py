@@ -68,8 +68,8 @@ def test_a_statement_without_an_index_is_named():
     planted["sql"]["no_index"] = [synthetic.statement(statement, count=120, no_index=120)]
     (text,) = [t for t in texts(findings.findings(planted), "warning") if "index" in t]
     assert text == (
-        "1 statement ran without a (good) index; the most frequent, 120 calls, 250 rows read a call: "
-        + statement
+        "1 statement of the requests ran without a (good) index; the most frequent, 120 calls, 250 rows "
+        "read a call: " + statement
     )
     assert "Every statement the requests ran used an index." in texts(findings.findings(summary()))
 
@@ -80,13 +80,15 @@ def test_a_statement_reading_a_few_rows_of_lookup_tables_without_an_index_is_no_
     planted["sql"]["no_index"] = [{**lookup, "rows_examined_per_call": 10.0}]
     assert not [t for t in texts(findings.findings(planted), "warning") if "index" in t]
     assert (
-        "1 statement ran without a (good) index, reading at most 100 rows a call (small lookup tables, "
-        "which no index would make cheaper)." in texts(findings.findings(planted), "info")
+        "1 statement of the requests ran without a (good) index, reading at most 100 rows a call (small "
+        "lookup tables, which no index would make cheaper)." in texts(findings.findings(planted), "info")
     )
     growing = synthetic.statement("SELECT `o` . `id` FROM `order_order` `o`", count=50, no_index=50)
     planted["sql"]["no_index"].append(growing)
     (text,) = [t for t in texts(findings.findings(planted), "warning") if "index" in t]
-    assert text.startswith("1 statement ran without a (good) index (1 more read at most 100 rows a call)")
+    assert text.startswith(
+        "1 statement of the requests ran without a (good) index (1 more read at most 100 rows a call)"
+    )
 
 
 def test_a_broken_threshold_names_the_step_that_broke_it():

@@ -16,7 +16,8 @@ def database(summary: dict) -> dict:
             table(
                 ["step", *delta_keys],
                 [[label(r), *[(r.get("db_deltas") or {}).get(k) for k in delta_keys]] for r in rows],
-                caption="Counters: the change during each step (MariaDB's global status, end minus start).",
+                caption="Counters: the change during each step (MariaDB's global status, end minus start: "
+                "every client's, the suite's own readings too).",
             )
         )
     if level_keys or any(r.get("db_size_mb") is not None for r in rows):
@@ -59,15 +60,30 @@ def _statements(statements: list[dict], caption: str) -> dict:
     )
 
 
+# Whose statements the section lists (the keeper reads them as the load stops: run/keeper.py).
+WHOSE = (
+    "The statements run in the services' databases from the start of the run until the load "
+    "stopped (performance_schema's digests). The suite's own reads are not among them: its "
+    "readings (server status, table sizes, the audit's watermarks) use no service's database, and "
+    "the audit asks the services only after this reading."
+)
+CHAOS_LOOK_UPS = (
+    " The faults of a chaos run look up their learners' orders and payments through the services "
+    "while the load runs: those few statements are among them."
+)
+
+
 def sql(summary: dict) -> dict:
     found = summary.get("sql") or {}
     if "top" not in found:
         return section("sql", "SQL statements", text("The statement digests were not read in this run."))
     no_index = found.get("no_index") or []
     background = found.get("background")
+    chaos = "reliability" in (summary.get("profile_sections") or ())
     return section(
         "sql",
         "SQL statements",
+        text(WHOSE + (CHAOS_LOOK_UPS if chaos else "")),
         _statements(found["top"], "The requests' costliest statements (by total time):")
         if found["top"]
         else text("The requests ran no statement."),

@@ -155,8 +155,9 @@ def index_findings(summary: dict) -> list[dict]:
         return [
             finding(
                 "info",
-                f"{plural(len(small), 'statement')} ran without a (good) index, reading at most "
-                f"{SMALL_READ_ROWS} rows a call (small lookup tables, which no index would make cheaper).",
+                f"{plural(len(small), 'statement')} of the requests ran without a (good) index, reading "
+                f"at most {SMALL_READ_ROWS} rows a call (small lookup tables, which no index would make "
+                "cheaper).",
             )
         ]
     worst = max(larger, key=lambda s: s["count"])
@@ -164,8 +165,9 @@ def index_findings(summary: dict) -> list[dict]:
     return [
         finding(
             "warning",
-            f"{plural(len(larger), 'statement')} ran without a (good) index{besides}; the most frequent, "
-            f"{worst['count']} calls, {worst.get('rows_examined_per_call'):g} rows read a call: "
+            f"{plural(len(larger), 'statement')} of the requests ran without a (good) index{besides}; "
+            f"the most frequent, {worst['count']} calls, {worst.get('rows_examined_per_call'):g} rows "
+            "read a call: "
             f"{shorten(worst['statement'], 120)}",
         )
     ]
