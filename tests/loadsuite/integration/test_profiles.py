@@ -203,7 +203,12 @@ def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
     }
     text = (folder / "report.md").read_text()
     assert f"| {paid} | {paid} | 0 | {paid} | 0 | {paid} | {paid} | 0 | 0 |" in text
-    assert "buy 1 : pay 1 : read 1" in text
+    # The open model's mix in its own terms: no think time, spawn rate or task weights.
+    assert (
+        "| journeys | every arrival a purchase: 1 free and 1 paid in every 2; 1 order read for every 2"
+        in text
+    )
+    assert "| think time |" not in text and "| task weights |" not in text
 
 
 def test_an_accepted_payment_the_service_refused_fails_the_audit(paid_run, stack_env, monkeypatch):

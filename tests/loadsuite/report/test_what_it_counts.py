@@ -1,10 +1,11 @@
 """Issue 43: the report says only what is true of the run it reports: whose statements its SQL
-sections list. Synthetic summaries (tests/loadsuite/synthetic.py)."""
+sections list, what the run's model used. Synthetic summaries (tests/loadsuite/synthetic.py)."""
 
 from markupsafe import escape
 
 from locustfiles.suite import report
 from locustfiles.suite.report.sections import storage
+from locustfiles.suite.report.sections.top import provenance
 from tests.loadsuite import synthetic
 
 OPEN_MODEL = {"RPM": "600", "DURATION": "20", "WARMUP_SECONDS": "0"}
@@ -40,3 +41,47 @@ def test_the_sql_section_says_its_statements_are_the_services_not_the_suites(tmp
     summary["profile_sections"] = ["reliability"]  # chaos's
     (whose, *_) = storage.sql(summary)["blocks"]
     assert whose["text"] == storage.WHOSE + storage.CHAOS_LOOK_UPS
+
+
+def load_table(summary: dict) -> dict[str, str]:
+    """The test setup's load table as {row: value}."""
+    (setup,) = [
+        b for b in provenance(summary)["blocks"] if b["kind"] == "table" and b["headers"][0] == "load"
+    ]
+    return {row[0]["text"]: row[1]["text"] for row in setup["rows"]}
+
+
+def test_an_open_model_runs_setup_lists_what_the_open_model_uses(tmp_path):
+    """Its arrivals come at the target rate whatever the users do: no think time, spawn rate or
+    users at most (a pool that only sends the arrivals), but the rate and the journeys' mix."""
+    summary = rpm_summary()
+    summary["provenance"]["load"].update(profile="rpm", users=26, spawn_rate=1)
+    found = load_table(summary)
+    assert not {"think time", "spawn rate", "users (at most)", "users start", "task weights"} & set(found)
+    assert found["arrivals"] == "each step's target RPM, spread evenly over the step (open model)"
+    assert found["journeys"] == (
+        "every arrival a purchase: 50 free and 1 paid in every 51; 5 order reads for every 51 purchases"
+    )
+    assert found["courses bought"] == "100"
+    text, _ = written(tmp_path, summary)
+    setup = section_text(text, "Test setup")
+    assert "| arrivals |" in setup and "think time" not in setup and "spawn rate" not in setup
+
+
+def test_a_closed_model_runs_setup_says_how_its_users_started():
+    """The profile's load shape starts each step's users within a second, whatever Locust's
+    spawn rate option says; a run set by hand (manual) spawns at the rate it was given."""
+    p, recorder, _, _ = synthetic.recorded()
+    summary = synthetic.summary_for(p, recorder)
+    found = load_table(summary)
+    assert found["users (at most)"] == "3" and found["think time"] == "3–5 s"
+    assert found["task weights"] == "buy 50 : pay 1 : read 5"
+    assert found["users start"] == "all of a step's users within its first second (the profile's load shape)"
+    assert "spawn rate" not in found and "arrivals" not in found
+    summary["profile"] = "manual"
+    assert load_table(summary)["spawn rate"] == "3 users a second"
+    # edX's client brings its own tasks, think time and course: the learners' settings are not it.
+    summary.update(profile="edx2015", client={"users": 3})
+    found = load_table(summary)
+    assert not {"think time", "task weights", "courses bought"} & set(found)
+    assert found["learners"].startswith("edX's 2015 client: its own tasks")

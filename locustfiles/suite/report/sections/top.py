@@ -68,8 +68,6 @@ def provenance(summary: dict) -> dict:
     per_service = {k: v for k, v in services.items() if isinstance(v, dict)}
     shared = {k: v for k, v in services.items() if not isinstance(v, dict)}
     service_keys = sorted({k for v in per_service.values() for k in v})
-    think = load.get("think_time") or {}
-    weights = load.get("weights") or {}
     return section(
         "provenance",
         "Test setup",
@@ -94,22 +92,55 @@ def provenance(summary: dict) -> dict:
             [[k, *[per_service[s].get(k) for s in per_service]] for k in service_keys],
         ),
         table(["shared service settings", ""], [[k, v] for k, v in shared.items()]),
-        table(
-            ["load", ""],
-            [
-                ["profile", load["profile"]],
-                ["started from", load["started_from"]],
-                ["target host", load["host"]],
-                ["users (at most)", load["users"]],
-                ["spawn rate", load["spawn_rate"]],
-                ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
-                ["task weights", _weights(weights)],
-                ["courses bought", load["courses"]],
-                ["Locust workers", load["locust_workers"] or "none (one local process)"],
-                ["database at start", database_at_start(summary) or "not recorded"],
-            ],
-        ),
+        table(["load", ""], _load_rows(summary, load)),
     )
+
+
+def _load_rows(summary: dict, load: dict) -> list[list]:
+    """What made the load, in the terms the run's model uses: an open model's arrivals come at
+    the target rate whatever the users do (no think time; its users are only a pool that sends
+    them), a closed model's users repeat their tasks; edX's client brings its own."""
+    weights = load.get("weights") or {}
+    think = load.get("think_time") or {}
+    rows = [
+        ["profile", load["profile"]],
+        ["started from", load["started_from"]],
+        ["target host", load["host"]],
+    ]
+    if (summary.get("plan") or {}).get("open_model"):
+        rows += [
+            ["arrivals", "each step's target RPM, spread evenly over the step (open model)"],
+            ["journeys", _arrival_mix(weights)],
+            ["courses bought", load["courses"]],
+        ]
+    elif summary.get("client"):
+        rows += [
+            ["users (at most)", load["users"]],
+            _spawn(summary, load),
+            ["learners", "edX's 2015 client: its own tasks, think time and course (its section)"],
+        ]
+    else:
+        rows += [
+            ["users (at most)", load["users"]],
+            _spawn(summary, load),
+            ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
+            ["task weights", _weights(weights)],
+            ["courses bought", load["courses"]],
+        ]
+    return [
+        *rows,
+        ["Locust workers", load["locust_workers"] or "none (one local process)"],
+        ["database at start", database_at_start(summary) or "not recorded"],
+    ]
+
+
+def _spawn(summary: dict, load: dict) -> list:
+    """How the users started: at the spawn rate asked for when they were set by hand (the web
+    UI's form, Locust's -u and -r: the manual profile), else as the profile's load shape starts
+    each step's users (all within a second)."""
+    if summary["profile"] == "manual":
+        return ["spawn rate", f"{fmt(load['spawn_rate'])} users a second"]
+    return ["users start", "all of a step's users within its first second (the profile's load shape)"]
 
 
 def _changed_during_run(at_end: dict | None) -> list[list]:
@@ -118,6 +149,19 @@ def _changed_during_run(at_end: dict | None) -> list[list]:
         return []
     dirty = "with uncommitted changes" if at_end.get("dirty") is True else "clean"
     return [["changed during the run", cell(f"at the end: {at_end.get('commit')} ({dirty})", "code")]]
+
+
+def _arrival_mix(weights: dict) -> str:
+    """An open model's mix (core/learner_settings.py): every arrival is a purchase, free or
+    paid in the weights' proportion, and some are read back."""
+    purchases = weights.get("buy", 0) + weights.get("pay", 0)
+    if not purchases:
+        return DASH
+    return (
+        f"every arrival a purchase: {fmt(weights.get('buy', 0))} free and {fmt(weights.get('pay', 0))} paid "
+        f"in every {fmt(purchases)}; {plural(weights.get('read', 0), 'order read')} for every "
+        f"{fmt(purchases)} purchases"
+    )
 
 
 def _weights(weights: dict) -> str:
