@@ -21,7 +21,7 @@ from locustfiles.suite.figures import results
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
-from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell
+from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell, with_whole_run
 from locustfiles.suite.verdict import findings
 
 STEPS, CHECKS = "suite", "suite_checks"  # the tabs' keys (?tab= in the web UI's address)
@@ -61,10 +61,11 @@ def so_far(plan: Plan, offset: float) -> Plan:
 
 
 def rows(live: Live) -> list[dict]:
-    """The summary's rows: a warm-up's, each step's and "all" (the measured steps so far)."""
+    """The summary's rows: a warm-up's, each step's and "all" (the measured steps so far; once
+    the run is written, as its report has them: a run of one step has no "all")."""
     if live.summary is not None:
         found = live.summary
-        return [*filter(None, [found.get("warm_up")]), *found["steps"], {**found["overall"], "label": "all"}]
+        return [*filter(None, [found.get("warm_up")]), *with_whole_run(found)]
     if live.t0 is None or live.now < live.t0:
         return []
     offset = live.now - live.t0

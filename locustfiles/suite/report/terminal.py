@@ -25,10 +25,9 @@ COLUMNS = (  # header, key, width
 SCHEDULED = ("p95 sched", 9)  # an open model's p95 from the schedule, after p95
 
 
-def step_table(rows: list[dict], overall: dict | None = None) -> dict:
-    """The steps (and the whole run) as a table block of the report model, marked where a
-    percentile rests on too few samples; an open-model run's with its p95 from the schedule."""
-    every = [*rows, *([overall] if overall else [])]
+def step_table(every: list[dict]) -> dict:
+    """The rows (the steps and the whole run) as a table block of the report model, marked where
+    a percentile rests on too few samples; an open-model run's with its p95 from the schedule."""
     scheduled = any("from_schedule" in row for row in every)
     headers = [h for h, _, _ in COLUMNS]
     at = headers.index("p95") + 1
@@ -158,7 +157,7 @@ def lines(summary: dict) -> list[str]:
             f"failed, {warm.get('missed')} missed, p95 {fmt(warm.get('p95'))} ms"
         )
     out.append("")
-    steps = step_table(summary["steps"], {**summary["overall"], "label": "all"})
+    steps = step_table(traffic.with_whole_run(summary))
     out += plain(steps, widths(steps))
     if any(row.get("thin") for row in summary["steps"]):
         out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")

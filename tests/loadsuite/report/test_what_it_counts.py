@@ -1,9 +1,11 @@
 """Issue 43: the report says only what is true of the run it reports: whose statements its SQL
-sections list, what the run's model used. Synthetic summaries (tests/loadsuite/synthetic.py)."""
+sections list, what the run's model used, one row per step of a one-step run. Synthetic
+summaries (tests/loadsuite/synthetic.py)."""
 
 from markupsafe import escape
 
 from locustfiles.suite import report
+from locustfiles.suite.report import live, terminal
 from locustfiles.suite.report.sections import storage
 from locustfiles.suite.report.sections.top import provenance
 from tests.loadsuite import synthetic
@@ -85,3 +87,35 @@ def test_a_closed_model_runs_setup_says_how_its_users_started():
     found = load_table(summary)
     assert not {"think time", "task weights", "courses bought"} & set(found)
     assert found["learners"].startswith("edX's 2015 client: its own tasks")
+
+
+def steps_of(markdown: str, title: str) -> list[str]:
+    """The step column of a section's table (its rows' second cell for endpoints)."""
+    return [line for line in section_text(markdown, title).splitlines() if line.startswith("| ")]
+
+
+def test_a_one_step_run_shows_its_step_once_not_again_as_all(tmp_path):
+    summary = rpm_summary()
+    assert len(summary["steps"]) == 1
+    text, _ = written(tmp_path / "one", summary)
+    steps = steps_of(text, "Order endpoint per step (ms)")
+    assert [line.split(" | ")[0] for line in steps[2:]] == ["| 600 RPM"]
+    endpoints = [line.split(" | ")[:2] for line in steps_of(text, "Every endpoint per step (ms)")[2:]]
+    assert endpoints == [["| /api/commerce/v0/baskets/", "600 RPM"], [f"| {synthetic.READ}", "600 RPM"]]
+    printed = terminal.lines(summary)
+    assert any(line.startswith("600 RPM ") for line in printed)
+    assert not any(line.startswith("all ") for line in printed)
+    written_run = live.Live(None, None, None, {}, [], None, 0.0, summary=summary)  # the live tab, at the end
+    assert live.rows(written_run) == summary["steps"]
+
+    p, recorder, _, log = synthetic.recorded(reads=300)  # three steps: "all" is a row of its own
+    text, _ = written(tmp_path / "three", synthetic.summary_for(p, recorder, log=log))
+    assert [line.split(" | ")[0] for line in steps_of(text, "Order endpoint per step (ms)")[2:]] == [
+        "| 1 user",
+        "| 2 users",
+        "| 3 users",
+        "| all",
+    ]
+    assert [line.split(" | ")[1] for line in steps_of(text, "Every endpoint per step (ms)")[2:]].count(
+        "all"
+    ) == 2

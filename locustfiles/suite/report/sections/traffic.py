@@ -36,6 +36,13 @@ def from_schedule_cell(row: dict, key: str = "p95") -> dict:
     return cell(value, "num", "thin" if value is not None and key in thin(found["samples"]) else None)
 
 
+def with_whole_run(summary: dict) -> list[dict]:
+    """The steps' rows and the whole run's ("all"); a run of one step has no other row: its
+    step is the whole run (a warm-up is in neither)."""
+    rows = summary["steps"]
+    return rows if len(rows) == 1 else [*rows, {**summary["overall"], "label": "all"}]
+
+
 STEP_HEADERS = ["step", "users", "target RPM", "RPS", "RPM", "requests", "failures", "missed"]
 
 
@@ -58,7 +65,7 @@ def step_table(rows: list[dict], scheduled: bool) -> dict:
 
 def steps(summary: dict) -> dict:
     """The order endpoint, one row per step and one for the whole run, and its plot."""
-    rows = [*summary["steps"], {**summary["overall"], "label": "all"}]
+    rows = with_whole_run(summary)
     scheduled = "from_schedule" in summary["overall"]  # an open-model run
     warm = summary.get("warm_up")
     warm_up_blocks = []
@@ -108,7 +115,7 @@ def endpoints(summary: dict) -> dict:
     rows, thin = [], False
     names = sorted(summary["overall"].get("endpoints") or {})
     for name in names:
-        for row in [*summary["steps"], {**summary["overall"], "label": "all"}]:
+        for row in with_whole_run(summary):
             found = (row.get("endpoints") or {}).get(name)
             if not found:
                 continue
