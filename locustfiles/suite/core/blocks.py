@@ -14,7 +14,7 @@ Standard library only: the chaos and tools layers, below or beside the report, r
 
 DASH = "–"  # a value that was not measured, in every rendering
 MARKS = {  # mark: (Markdown suffix, plain-text suffix)
-    "thin": (" †", "*"),  # a percentile on too few samples
+    "thin": (" †", "†"),  # a percentile on too few samples
     "warn": (" ⚠", " ⚠"),  # a value near or past a limit
     "significant": (" **!**", " !"),  # a change beyond the noise floor
 }

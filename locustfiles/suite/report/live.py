@@ -21,7 +21,7 @@ from locustfiles.suite.figures import results
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.report.sections.machine import locust_cell
-from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell, with_whole_run
+from locustfiles.suite.report.sections.traffic import THIN_NOTE, from_schedule_cell, has_thin, with_whole_run
 from locustfiles.suite.verdict import findings
 
 STEPS, CHECKS = "suite", "suite_checks"  # the tabs' keys (?tab= in the web UI's address)
@@ -149,7 +149,7 @@ def check_lines(live: Live, found: list[dict], report_url: Callable[[str], str],
         lines += _findings_so_far(live, found)
     generator = live.summary["load_generator"] if live.summary else findings.load_generator(found)
     lines.append(_generator(generator))
-    if any(row.get("thin") for row in found):
+    if has_thin(found):
         lines.append(_line("†", "", THIN_NOTE))
     if live.summary is not None and live.run_name:
         lines.append(_line("report", report_url(live.run_name), "open it at this address"))

@@ -159,8 +159,8 @@ def lines(summary: dict) -> list[str]:
     out.append("")
     steps = step_table(traffic.with_whole_run(summary))
     out += plain(steps, widths(steps))
-    if any(row.get("thin") for row in summary["steps"]):
-        out.append("(* fewer than 5 samples at or beyond that percentile: read it as a rough figure)")
+    if traffic.has_thin(traffic.with_whole_run(summary)):
+        out.append(traffic.THIN_NOTE)
     if SCHEDULED[0] in steps["headers"]:
         out.append("(p95 sched: from each purchase's due time, as the arrivals were scheduled)")
     out.append("")

@@ -73,10 +73,10 @@ def test_a_table_in_plain_text_pads_to_the_widest_cell_or_the_least_width():
     found = blocks.table(["step", "p95"], [["1 user", blocks.cell(70, "num", "thin")], ["all", 1234]])
     assert blocks.plain(found, [8, 5]) == [
         "step        p95",
-        "1 user      70*",
+        "1 user      70†",
         "all        1234",
     ]
-    assert blocks.plain(found) == ["step     p95", "1 user   70*", "all     1234"]
+    assert blocks.plain(found) == ["step     p95", "1 user   70†", "all     1234"]
 
 
 def test_a_section_keeps_only_the_blocks_it_has():

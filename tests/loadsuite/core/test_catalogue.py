@@ -110,7 +110,7 @@ def test_the_terminal_ends_with_verdict_table_and_audit():
     assert lines[0] == "verdict: FAIL"
     assert "  broken threshold: errors<0.01 (measured 0.25)" in lines
     header = next(i for i, line in enumerate(lines) if line.startswith("step"))
-    assert lines[header + 1].split() == ["2", "users", "2", "–", "30", "4", "1", "20", "70*", "70*"]
+    assert lines[header + 1].split() == ["2", "users", "2", "–", "30", "4", "1", "20", "70†", "70†"]
     assert lines[-1].startswith("audit: 3 answered 2xx, 3 orders committed, 3 enrollments; lost 0")
 
 

@@ -1,12 +1,12 @@
 """Issue 43: the report says only what is true of the run it reports: whose statements its SQL
-sections list, what the run's model used, one row per step of a one-step run. Synthetic
-summaries (tests/loadsuite/synthetic.py)."""
+sections list, what the run's model used, one row per step of a one-step run, one mark for a
+thin percentile. Synthetic summaries (tests/loadsuite/synthetic.py)."""
 
 from markupsafe import escape
 
 from locustfiles.suite import report
 from locustfiles.suite.report import live, terminal
-from locustfiles.suite.report.sections import storage
+from locustfiles.suite.report.sections import storage, traffic
 from locustfiles.suite.report.sections.top import provenance
 from tests.loadsuite import synthetic
 
@@ -119,3 +119,25 @@ def test_a_one_step_run_shows_its_step_once_not_again_as_all(tmp_path):
     assert [line.split(" | ")[1] for line in steps_of(text, "Every endpoint per step (ms)")[2:]].count(
         "all"
     ) == 2
+
+
+def test_a_thin_percentile_has_one_mark_explained_in_the_terminal_as_in_the_report(tmp_path):
+    p, recorder, _, log = synthetic.recorded(requests=60)
+    summary = synthetic.summary_for(p, recorder, log=log)
+    first = summary["steps"][0]
+    assert "p99" in first["thin"]
+    printed = terminal.lines(summary)
+    row = next(line for line in printed if line.startswith("1 user "))
+    assert f" {first['p99']}†" in row and "*" not in "\n".join(printed)
+    assert traffic.THIN_NOTE in printed and traffic.THIN_NOTE.startswith("† ")
+    text, html = written(tmp_path, summary)
+    assert f"| {first['p99']} † |" in text and traffic.THIN_NOTE in text
+    assert f"{first['p99']}<sup>†</sup>" in html and escape(traffic.THIN_NOTE) in html
+
+    # A thin p95 from the schedule alone (the order row's is not) is explained too.
+    thin_schedule = rpm_summary()
+    (step,) = thin_schedule["steps"]
+    step["thin"] = []
+    step["from_schedule"] = {"samples": 60, "p95": 500}
+    assert traffic.from_schedule_cell(step)["mark"] == "thin"
+    assert traffic.THIN_NOTE in terminal.lines(thin_schedule)

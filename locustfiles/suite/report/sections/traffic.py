@@ -25,15 +25,16 @@ def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
     return [figure_cell(row, k) for k in keys]
 
 
-def _has_thin(rows: list[dict]) -> bool:
-    return any(row.get("thin") for row in rows)
-
-
 def from_schedule_cell(row: dict, key: str = "p95") -> dict:
     """An open-model row's percentile from the schedule, marked thin as its samples say."""
     found = row.get("from_schedule") or {}
     value = found.get(key)
     return cell(value, "num", "thin" if value is not None and key in thin(found["samples"]) else None)
+
+
+def has_thin(rows: list[dict]) -> bool:
+    """Whether a percentile of the rows, their p95 from the schedule too, is marked thin (†)."""
+    return any(row.get("thin") or from_schedule_cell(row)["mark"] for row in rows)
 
 
 def with_whole_run(summary: dict) -> list[dict]:
@@ -53,13 +54,12 @@ def step_table(rows: list[dict], scheduled: bool) -> dict:
     headers = [*STEP_HEADERS, *PERCENTILE_KEYS]
     keys = ("users", "target_rpm", "rps", "rpm", "requests", "failures", "missed")
     lines = [[label(row), *(row.get(key) for key in keys), *percentile_cells(row)] for row in rows]
-    notes = [THIN_NOTE] if _has_thin(rows) else []
+    notes = [THIN_NOTE] if has_thin(rows) else []
     if scheduled:
         headers.insert(at, FROM_SCHEDULE)
         for line, row in zip(lines, rows, strict=True):
             line.insert(at, from_schedule_cell(row))
-        thin_ones = any(from_schedule_cell(row)["mark"] for row in rows)
-        notes = [*([THIN_NOTE] if notes or thin_ones else []), FROM_SCHEDULE_NOTE]
+        notes.append(FROM_SCHEDULE_NOTE)
     return table(headers, lines, notes)
 
 
