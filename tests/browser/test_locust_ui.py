@@ -127,7 +127,8 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
 
     def first_requests() -> int:
         lines = table_lines(page)
-        return int(lines[0]["requests (samples)"]) if lines and lines[0]["requests (samples)"] != "–" else 0
+        found = lines[0]["order requests (samples)"] if lines else "–"
+        return int(found) if found != "–" else 0
 
     poll(first_requests, lambda n: n > 0, 20, "purchases in the Suite tab's first row")
     assert [line["step"].split(" (")[0] for line in table_lines(page)] == [f"{USERS} users", "all"]
@@ -173,8 +174,8 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
         return {
             "step": row["label"],
             "RPM": fmt(row["rpm"]),
-            "requests (samples)": fmt(row["requests"]),
-            "failures": fmt(row["failures"]),
+            "order requests (samples)": fmt(row["requests"]),
+            "order failures": fmt(row["failures"]),
             **{f"{p} ms": fmt(row[p]) + (" †" if p in thin else "") for p in ("p50", "p95", "p99")},
         }
 
@@ -187,7 +188,7 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
     expect(page.locator("tbody tr").first).to_be_visible()
     screenshot(page, "runs-tab")
     newest = table_lines(page)[0]
-    assert (newest["run"], newest["verdict"], newest["requests"]) == (
+    assert (newest["run"], newest["verdict"], newest["order requests"]) == (
         name,
         "PASS" if summary["verdict"]["passed"] else "FAIL",
         fmt(summary["overall"]["requests"]),

@@ -4,7 +4,7 @@ comparison of two).
 
 A run is a folder of <VAR_DIR>/runs/ with a summary.json (a comparison's folder has none); its
 line gives what a user picks a run by: the profile, when it started and for how long, the
-verdict, and its headline figures (requests, failures, p95 of the order row, capacity). A
+verdict, and its headline figures (the order endpoint's requests, failures and p95, capacity). A
 summary that cannot be read is listed as such, never left out.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from locustfiles.suite.core.blocks import cell, fmt, section, table, text
+from locustfiles.suite.core.names import ORDER_ENDPOINT
 from locustfiles.suite.report import HTML
 
 COLUMNS = [
@@ -21,8 +22,8 @@ COLUMNS = [
     "started",
     "seconds",
     "verdict",
-    "requests",
-    "failures",
+    "order requests",
+    "order failures",
     "p95 (ms)",
     "capacity RPM",
     "CPU ms per purchase",
@@ -112,7 +113,8 @@ def sections(lines: list[dict], link) -> list[dict]:
         for r in lines
     ]
     notes = [
-        "p95: the order row's, over the whole run. CPU ms per purchase: the services' (ecommerce, "
+        f"order requests, order failures and p95: the order endpoint's (POST {ORDER_ENDPOINT}), "
+        "over the whole run. CPU ms per purchase: the services' (ecommerce, "
         "lms_stub, MariaDB, the rollup). lost: purchases answered 2xx without their order, by the audit."
     ]
     return [section("runs", "Runs", table(COLUMNS, rows, notes))]

@@ -5,6 +5,7 @@ per-step table, the CPU per purchase, the audit line, and for edX's 2015 client 
 (core/blocks.py), rendered as plain text."""
 
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
+from locustfiles.suite.core.names import ORDER_ENDPOINT
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results, scalability
 from locustfiles.suite.report.sections import traffic
@@ -156,7 +157,7 @@ def lines(summary: dict) -> list[str]:
             f"{fmt(warm.get('target_rpm'))} RPM, {warm.get('requests')} requests, {warm.get('failures')} "
             f"failed, {warm.get('missed')} missed, p95 {fmt(warm.get('p95'))} ms"
         )
-    out.append("")
+    out += ["", f"The order endpoint (POST {ORDER_ENDPOINT}) per step, times in ms:"]
     steps = step_table(traffic.with_whole_run(summary))
     out += plain(steps, widths(steps))
     if traffic.has_thin(traffic.with_whole_run(summary)):

@@ -1,13 +1,15 @@
 """Issue 43: the report says only what is true of the run it reports: whose statements its SQL
 sections list, what the run's model used, one row per step of a one-step run, one mark for a
-thin percentile. Synthetic summaries (tests/loadsuite/synthetic.py)."""
+thin percentile, and what each count counts. Synthetic summaries (tests/loadsuite/synthetic.py)."""
 
 from markupsafe import escape
 
 from locustfiles.suite import report
-from locustfiles.suite.report import live, terminal
+from locustfiles.suite.core import names
+from locustfiles.suite.report import live, runs, terminal
 from locustfiles.suite.report.sections import storage, traffic
 from locustfiles.suite.report.sections.top import provenance
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
 OPEN_MODEL = {"RPM": "600", "DURATION": "20", "WARMUP_SECONDS": "0"}
@@ -141,3 +143,22 @@ def test_a_thin_percentile_has_one_mark_explained_in_the_terminal_as_in_the_repo
     step["from_schedule"] = {"samples": 60, "p95": 500}
     assert traffic.from_schedule_cell(step)["mark"] == "thin"
     assert traffic.THIN_NOTE in terminal.lines(thin_schedule)
+
+
+def test_every_count_says_what_it_counts(tmp_path):
+    """The Runs page's and the live tab's requests are the order endpoint's; the findings' are
+    every endpoint's; the terminal's table says whose it is."""
+    summary = rpm_summary()  # orders and reads: the order endpoint's requests are not all of them
+    every_endpoint = sum(e["requests"] for e in summary["overall"]["endpoints"].values())
+    assert summary["overall"]["requests"] < every_endpoint
+    report.write(summary, tmp_path / "a-run")
+    (table,) = runs.sections([runs.line(tmp_path / "a-run")], lambda name: name)[0]["blocks"]
+    headers = set(table["headers"])
+    assert {"order requests", "order failures"} <= headers and not {"requests", "failures"} & headers
+    assert any(f"the order endpoint's (POST {names.ORDER_ENDPOINT})" in note for note in table["notes"])
+    titles = {column["title"] for column in live.step_columns(())}
+    assert {"order requests (samples)", "order failures"} <= titles
+    said = [f["text"] for f in findings.findings(summary)]
+    assert any(f"requests of {every_endpoint} (every endpoint's) failed" in text for text in said)
+    printed = terminal.lines(summary)
+    assert f"The order endpoint (POST {names.ORDER_ENDPOINT}) per step, times in ms:" in printed

@@ -128,8 +128,8 @@ def test_thin_percentiles_and_the_busiest_process_are_reported():
     keys = sorted({k for r in planted["steps"] for k in r["thin"]}, key=lambda k: int(k[1:]))
     assert thin.startswith(
         f"{'/'.join(keys)} of the order endpoint rest on fewer than 5 samples above them in 3 steps: "
-        f"1 user ({first['requests']} requests), 2 users ({second['requests']} requests), "
-        f"3 users ({third['requests']} requests)"
+        f"1 user ({first['requests']} order requests), 2 users ({second['requests']} order requests), "
+        f"3 users ({third['requests']} order requests)"
     )
     busiest = [t for t in texts(found) if t.startswith("The busiest server process")]
     assert busiest == [

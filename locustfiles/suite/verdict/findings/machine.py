@@ -179,7 +179,7 @@ def thin_findings(summary: dict) -> list[dict]:
     if not rows:
         return []
     keys = sorted({k for r in rows for k in r["thin"]}, key=lambda k: int(k[1:]))
-    named = ", ".join(f"{label(r)} ({plural(r['requests'], 'request')})" for r in rows[:4])
+    named = ", ".join(f"{label(r)} ({plural(r['requests'], 'order request')})" for r in rows[:4])
     more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
     return [
         finding(

@@ -229,12 +229,14 @@ def error_findings(summary: dict) -> list[dict]:
         found.append(
             finding(
                 "warning",
-                f"{plural(sum(shed.values()), 'request')} of {total} were shed: refused at once as "
-                f"overloaded (503 with Retry-After), nothing written: {listed}.",
+                f"{plural(sum(shed.values()), 'request')} of {total} (every endpoint's) were shed: refused "
+                f"at once as overloaded (503 with Retry-After), nothing written: {listed}.",
             )
         )
     if not by_status:
-        return found or [finding("info", f"No request failed ({plural(total, 'request')}).")]
+        return found or [
+            finding("info", f"No request failed ({plural(total, 'request')}, every endpoint's).")
+        ]
     by_status.sort(key=lambda x: -x[2])
     failed = sum(count for *_, count in by_status)
     listed = "; ".join(
@@ -242,7 +244,10 @@ def error_findings(summary: dict) -> list[dict]:
         for name, status, count in by_status
     )
     what = "failed otherwise" if shed else "failed"
-    return [finding("problem", f"{plural(failed, 'request')} of {total} {what}: {listed}."), *found]
+    return [
+        finding("problem", f"{plural(failed, 'request')} of {total} (every endpoint's) {what}: {listed}."),
+        *found,
+    ]
 
 
 def audit_findings(summary: dict) -> list[dict]:
