@@ -1,6 +1,9 @@
 """The suite's pages in Locust's web UI (the master's, or the local runner's): the latest run's
 report, every run of this machine with its report, and two runs compared as make compare
 shows them. Read-only; a run is found by its name in the listing, never by a path it was given.
+A page is HTML of the suite's own (names in it escaped by its templates) under a policy that
+lets it load nothing but its own styles and inlined plots, and never be framed; what a page
+says when it has nothing to show is plain text, whatever name it repeats.
 
 And the live tabs (report/live.py), through Locust's own extension points: the tabs and their
 columns in the page's template arguments, their rows in the ``extended_stats`` of every
@@ -20,6 +23,10 @@ from locustfiles.suite.report import compare, live, runs
 RUNS, COMPARE = "/suite/runs", "/suite/compare"
 STATS = "/stats/requests"  # what Locust's page polls
 BUDGET = 0.01  # of one core, at most, for the live tabs (issue 31 asks under 2 % at 6000 RPM)
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
@@ -32,19 +39,20 @@ def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
     def suite_runs():
         number = request.args.get("page", "1")
         number = int(number) if number.isdigit() and len(number) < 6 else 1
-        return Response(runs.page(runs_dir, report_url, COMPARE, number), mimetype="text/html")
+        return page(runs.page(runs_dir, report_url, COMPARE, number))
 
     @app.route(RUNS + "/<name>/report.html")
     def suite_run_report(name: str):
-        return _report(runs.by_name(runs_dir, name), f"No run named {name} has a report here (see {RUNS}).")
+        missing = f"No run named {name[:100]!r} has a report here (see {RUNS})."
+        return _report(runs.by_name(runs_dir, name), missing)
 
     @app.route(COMPARE)
     def suite_compare():
         a, b = request.args.get("a", ""), request.args.get("b", "")
         folders = [runs.by_name(runs_dir, name) for name in (a, b)]
         if None in folders:
-            return Response(f"Pick two runs listed on {RUNS} (a={a!r}, b={b!r}).", 400)
-        return Response(_compared(*folders), mimetype="text/html")
+            return said(f"Pick two runs listed on {RUNS} (a={a[:100]!r}, b={b[:100]!r}).", 400)
+        return page(_compared(*folders))
 
 
 def add_live(web_ui, state: Callable[[], live.Live], groups: tuple[str, ...], runs_dir: Path) -> None:
@@ -118,5 +126,14 @@ def report_url(name: str) -> str:
 def _report(folder: Path | None, missing: str) -> Response:
     """A run folder's report.html, or 404 saying ``missing``."""
     if folder is None or not (folder / "report.html").exists():
-        return Response(missing, 404)
-    return Response((folder / "report.html").read_text(), mimetype="text/html")
+        return said(missing, 404)
+    return page((folder / "report.html").read_text())
+
+
+def page(html: str) -> Response:
+    return Response(html, mimetype="text/html", headers={"Content-Security-Policy": PAGE_POLICY})
+
+
+def said(text: str, status: int) -> Response:
+    """What a page says instead: text, never read as HTML, whatever it repeats."""
+    return Response(text, status, mimetype="text/plain")

@@ -91,6 +91,38 @@ def test_two_runs_are_compared_as_make_compare_shows_them(client, runs_dir):
     assert client.get("/suite/compare").status_code == 400
 
 
+# Issue 44, item 4: the review's reflected HTML.
+SCRIPT, IMAGE = "<script>alert(1)</script>", "<img src=x onerror=alert(1)>"
+
+
+def test_a_name_that_is_no_runs_is_said_back_as_text_never_as_html(client):
+    for answer, status in (
+        (client.get("/suite/compare", query_string={"a": SCRIPT, "b": NEWER}), 400),
+        (client.get(f"/suite/runs/{IMAGE}/report.html"), 404),
+        (client.get("/suite/compare", query_string={"a": "x" * 5000}), 400),
+    ):
+        assert answer.status_code == status and answer.mimetype == "text/plain"
+        assert len(answer.get_data()) < 400  # a long name is cut, not repeated whole
+    said = client.get("/suite/compare", query_string={"a": SCRIPT}).get_data(as_text=True)
+    assert SCRIPT in said  # the operator sees what was asked for, as text
+
+
+def test_the_suites_pages_load_nothing_but_their_own_and_are_never_framed(client):
+    for path in (
+        "/suite/runs",
+        "/suite/report",
+        f"/suite/runs/{OLDER}/report.html",
+        f"/suite/compare?a={OLDER}&b={NEWER}",
+    ):
+        page = client.get(path)
+        assert page.status_code == 200 and page.mimetype == "text/html", path
+        policy = dict(
+            part.strip().split(" ", 1) for part in page.headers["Content-Security-Policy"].split(";")
+        )
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'", path
+        assert policy["img-src"] == "data:" and "script-src" not in policy, path  # no script at all
+
+
 def test_the_latest_report_is_the_runs_own(client, runs_dir):
     assert (
         client.get("/suite/report").get_data(as_text=True) == (runs_dir / NEWER / "report.html").read_text()
