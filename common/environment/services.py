@@ -123,6 +123,21 @@ SECTION = Section(
         *_service("ECOMMERCE", "ecommerce", "18130"),
         Variable("LOCUST_PORT", "8089", "int", "Locust web UI port (127.0.0.1)", shell=True),
         Variable(
+            "WEB_LOGIN",
+            "false",
+            "bool",
+            "the Locust web UI asks for a login (user `operator`, the password in WEB_LOGIN_PASSWORD_FILE); "
+            "without it, it listens on 127.0.0.1 only",
+            shell=True,
+        ),
+        Variable(
+            "WEB_LOGIN_PASSWORD_FILE",
+            "{VAR_DIR}/locust-web-password",
+            "str",
+            "the web UI login's password, the owner's alone (0600); made once if missing",
+            shell=True,
+        ),
+        Variable(
             "LMS_URL",
             "http://127.0.0.1:{LMS_PORT}",
             "str",

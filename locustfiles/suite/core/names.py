@@ -25,3 +25,6 @@ PROGRESS_FILE = "progress.log"
 # What the run started on (the purchases preloaded, the databases' size): the command line
 # writes it while Locust starts, the run object reads it into the summary's config.
 START_FILE = "database-at-start.json"
+# The one user of a web UI with a login (WEB_LOGIN): the web UI checks it (run/control.py),
+# the command line names it when it starts one.
+WEB_OPERATOR = "operator"

@@ -15,7 +15,7 @@ import os
 from locust import events
 from locust.runners import MasterRunner, WorkerRunner
 
-from common.environment import given
+from common.environment import BadSetting, env_bool, given
 from locustfiles.suite.core import start_form
 from locustfiles.suite.run.session import WorkerRun
 from locustfiles.suite.users.shape import SuiteShape
@@ -42,6 +42,11 @@ def _options(parser):
     # same in every Locust process; only the report's folder is an option. make run's start
     # form posts them too, as fields of its own (below).
     parser.add_argument("--suite-run-dir", default="", include_in_web_ui=False, help="where the report goes")
+    # WEB_LOGIN=true: Locust's --web-login, for every web UI of the suite (run/control.py).
+    try:
+        parser.set_defaults(web_login=bool(env_bool("WEB_LOGIN")))
+    except BadSetting as exc:
+        parser.error(str(exc))
     if OFFERED["learners"] is None:
         return
     # The start form's fields (make run): named as the make variables, read from the form only
@@ -67,8 +72,11 @@ def _init(environment, **_):
     else:
         # Imported here, in the process that keeps the results only: a Locust worker never
         # loads the reports (pyproject.toml names this file's exception to PLC0415).
+        from locustfiles.suite.run import control
         from locustfiles.suite.run.roles import LocalRun, MasterRun
 
+        if environment.web_ui:  # first: nothing reaches it that its operator did not send
+            control.ControlPlane(environment.web_ui, form_names_settings=bool(OFFERED["learners"])).attach()
         role = MasterRun if isinstance(environment.runner, MasterRunner) else LocalRun
         environment.suite = role(environment, profile, os.environ)
     environment.suite.attach()

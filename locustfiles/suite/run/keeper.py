@@ -137,7 +137,7 @@ class KeptRun(LoadRun):
         self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
         runs = run_folders.runs(get("VAR_DIR", self.env))
-        self.run_dir = folder.new_run_dir(self.options.suite_run_dir, runs, self.profile.name)
+        self.run_dir = folder.new_run_dir(self.run_dir_given, runs, self.profile.name)
         self.stopping = False
         self.recorder = Recorder(self.plan)
         self.recorder.t0 = self.t0
@@ -328,7 +328,7 @@ class KeptRun(LoadRun):
             if now > self.t0 + self.plan.steps[index].start:
                 self._print_step(index)
         summary = self.finish(now)
-        if self.plan.follows_users and not self.options.suite_run_dir:
+        if self.plan.follows_users and not self.run_dir_given:
             self.run_dir = folder.rename_for(self.run_dir, summary)
         report.write(summary, self.run_dir)
         self.summary = summary

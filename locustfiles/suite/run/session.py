@@ -43,6 +43,8 @@ class LoadRun:
         self.plan: Plan | None = None  # a worker's: from the master's suite_start message
         self.recorder = Recorder(self.plan)
         self.options = environment.parsed_options
+        # Read once, at the start: the web UI's /swarm writes into the parsed options.
+        self.run_dir_given: str = self.options.suite_run_dir
         self.clock: ArrivalClock | None = None
         self.t0: float | None = None
         self.workers = 1
@@ -70,7 +72,7 @@ class LoadRun:
         REQUEST_LOG, one line each into requests-<pid>.csv)."""
         self.environment.events.request.add_listener(self.on_request)
         if given("REQUEST_LOG", self.env):
-            folder = Path(self.options.suite_run_dir or ".")
+            folder = Path(self.run_dir_given or ".")
             folder.mkdir(parents=True, exist_ok=True)
             self.request_log = open(folder / f"requests-{os.getpid()}.csv", "a")  # noqa: SIM115
 

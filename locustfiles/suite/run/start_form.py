@@ -25,6 +25,7 @@ from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import start_form as fields
 from locustfiles.suite.core.learner_settings import load_settings
 from locustfiles.suite.run import cli
+from locustfiles.suite.run.control import SWARM
 from locustfiles.suite.run.session import logger
 from locustfiles.suite.stack import services
 from locustfiles.suite.stack.commands import ROOT
@@ -33,8 +34,6 @@ from locustfiles.suite.users import edx2015_orders
 from locustfiles.suite.users.fresh_locustfile import FreshLocustfile
 from locustfiles.suite.users.shape import SuiteShape
 from locustfiles.suite.verdict import facts
-
-SWARM = "locust.swarm"  # the endpoint of Locust's POST /swarm (its blueprint's name, "locust")
 
 
 class FormShape(SuiteShape):
@@ -66,7 +65,11 @@ class StartForm:
 
     def before_swarm(self):
         """A refusal answered as Locust's /swarm answers one; None lets Locust start the test."""
-        if request.method != "POST" or request.endpoint != SWARM or "PROFILE" not in request.form:
+        # The form's fields are named as the make variables, in capitals; so is a misspelt one,
+        # which the form refuses naming the nearest (run/control.py leaves it to the form).
+        if request.method != "POST" or request.endpoint != SWARM:
+            return None
+        if not any(name.isupper() for name in request.form):
             return None
         refusal = self.start(request.form)
         if refusal is None:
@@ -77,10 +80,15 @@ class StartForm:
         """Set the next test up as the form asks; or why it cannot start."""
         wanted = form.get("PROFILE") or fields.MANUAL
         refusal = self.refusal(wanted)
-        if refusal is not None or self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
-            return refusal  # None: the form changes the users of the manual run under way
-        try:
+        if refusal is not None:
+            return refusal
+        try:  # a name the form does not have is refused even while a run is under way
             profile, env = fields.run_environment(os.environ, form)
+        except ValueError as exc:
+            return str(exc)
+        if self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
+            return None  # the form changes the users of the manual run under way
+        try:
             preload_to, _ = cli.checked(profile, env)
             users = self.users(catalogue.get(profile), env)
         except ValueError as exc:
