@@ -6,6 +6,22 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
+# WEB_LOGIN=true: Locust asks for a login (locustfiles/suite/run/control.py makes the password
+# once, the owner's alone); said here by its file, never its value. The system python3 reads
+# the table, as scripts/lib.sh does: the virtualenv may not exist yet.
+web_login=$(cd "$ROOT" && python3 -c '
+from common.environment import BadSetting, env_bool
+try:
+    print("on" if env_bool("WEB_LOGIN") else "off")
+except BadSetting as exc:
+    raise SystemExit(f"error: {exc}")
+') || exit 2
+if [ "$web_login" = on ]; then
+  login="user operator, the password in $WEB_LOGIN_PASSWORD_FILE"
+else
+  login="none (WEB_LOGIN=true asks for one); pages of other origins are refused"
+fi
+
 was_running=()
 pid_alive "$MYSQL_DIR/mysqld.pid" mariadbd && was_running+=(mariadb)
 pid_alive "$RUN_DIR/lms_stub.pid" && was_running+=(lms_stub)
@@ -33,6 +49,7 @@ trap cleanup INT TERM EXIT
 "$ROOT/scripts/stack.sh" up
 cat <<INFO
   Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: $LOCUSTFILE)
+  Its login           $login
   Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
                       a profile picked under Custom parameters, $VAR_DIR/runs/<time>-<profile>/;
                       the latest: http://127.0.0.1:$LOCUST_PORT/suite/report

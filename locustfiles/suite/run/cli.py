@@ -23,10 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-from common.environment import get, given
+from common.environment import env_bool, get, given
 from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
-from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE
+from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE, WEB_OPERATOR
 from locustfiles.suite.record.hosts import parse_hosts
 from locustfiles.suite.report import terminal
 from locustfiles.suite.stack import hosts, services
@@ -78,19 +78,22 @@ def main(argv: list[str]) -> int:
     env.update(host_env)
     env.setdefault("PYTHONPATH", str(ROOT))
     env["PROFILE"] = profile
+    ui = (given("UI", env) or "") not in ("", "0", "false")
     try:  # refuse bad sizes before starting anything
         preload_to, workers = checked(profile, env)
+        login = ui and env_bool("WEB_LOGIN", env)  # Locust takes it as --web-login (run/hooks.py)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run_dir = _prepare(profile, env, host, preload_to)
     size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
-    ui = (given("UI", env) or "") not in ("", "0", "false")
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
     processes = _start_locust(profile, env, run_dir, ui, workers)
     if ui:
         print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
+        if login:  # the password's file, never its value
+            print(f"Its login: user {WEB_OPERATOR}, the password in {get('WEB_LOGIN_PASSWORD_FILE', env)}")
         print("The latest report: /suite/report in the web UI", flush=True)
     return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
 
