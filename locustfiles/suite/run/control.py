@@ -212,7 +212,7 @@ def login_password(path: Path) -> str:
     else:
         with os.fdopen(made, "w") as handle:
             handle.write(secrets.token_urlsafe(18))
-        logger.info(f"web login: a password was made in {path}")
+        logger.warning(f"web login: a password was made in {path}")
     mode = path.stat().st_mode & 0o777
     if mode & 0o077:
         raise SystemExit(f"{path} may be read by others (mode {mode:o}): chmod 600 {path}")
