@@ -1,14 +1,19 @@
-"""What the browser tests read besides the page: the orders in the stack's database, and a
-poll that waits for a condition instead of sleeping."""
+"""What the browser tests share: the orders in the stack's database, a poll that waits for a
+condition instead of sleeping, and a swarm started from the Locust web UI's form as a person
+starts one."""
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from playwright.sync_api import expect
+
 from tests.support import mysql
 
 T = TypeVar("T")
+USERS, SPAWN_RATE = 2, 2
 
 
 @dataclass
@@ -42,3 +47,20 @@ def poll(read: Callable[[], T], until: Callable[[T], bool], seconds: float, what
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: still {value!r} after {seconds}s")
         time.sleep(0.25)
+
+
+def status(page, state: str):
+    """The header's "Status" field reading ``state`` (shown upper case, stored lower case)."""
+    return expect(page.locator("header")).to_contain_text(re.compile(rf"Status\s*{state}", re.IGNORECASE))
+
+
+def start(page, url: str, stack: dict) -> None:
+    """Fill the form of the web UI at ``url`` (USERS at SPAWN_RATE against the stack's LMS) and
+    press Start; return once it runs."""
+    page.goto(url)
+    page.locator("input[name=userCount]").fill(str(USERS))
+    page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
+    page.locator("input[name=host]").fill(stack["LMS_URL"])
+    status(page, "ready")
+    page.get_by_role("button", name="Start").click()
+    status(page, "running")

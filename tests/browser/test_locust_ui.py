@@ -10,19 +10,22 @@ from playwright.sync_api import expect
 
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.blocks import fmt  # the standard library only: no Locust here
-from tests.browser.helpers import Swarm, last_order_id, order_numbers_after, poll
+from tests.browser.helpers import (
+    SPAWN_RATE,
+    USERS,
+    Swarm,
+    last_order_id,
+    order_numbers_after,
+    poll,
+    start,
+    status,
+)
 
 pytestmark = pytest.mark.slow
 
 # The name locustfiles/learners.py gives the purchase request (not imported: importing Locust
 # monkey-patches this process for gevent).
 PURCHASE = "/api/commerce/v0/baskets/"
-USERS, SPAWN_RATE = 2, 2
-
-
-def status(page, state: str):
-    """The header's "Status" field reading ``state`` (shown upper case, stored lower case)."""
-    return expect(page.locator("header")).to_contain_text(re.compile(rf"Status\s*{state}", re.IGNORECASE))
 
 
 def cell_reader(page, row_name: str, column_title: str):
@@ -47,16 +50,6 @@ def table_lines(page) -> list[dict[str, str]]:
         dict(zip(titles, (cell.strip() for cell in row.locator("td").all_inner_texts()), strict=True))
         for row in page.locator("tbody tr").all()
     ]
-
-
-def start(page, url: str, stack: dict) -> None:
-    page.goto(url)
-    page.locator("input[name=userCount]").fill(str(USERS))
-    page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
-    page.locator("input[name=host]").fill(stack["LMS_URL"])
-    status(page, "ready")
-    page.get_by_role("button", name="Start").click()
-    status(page, "running")
 
 
 def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
