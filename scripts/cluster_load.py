@@ -116,10 +116,36 @@ def deployed_master() -> Master:
     raise SystemExit("no Locust master with a web UI runs on this host")
 
 
+# The web API's one user when the master asks for a login (the locust role's --web-login).
+WEB_OPERATOR = "operator"
+_OPENERS: dict[int, urllib.request.OpenerDirector] = {}
+
+
 def call(master: Master, path: str, form: dict | None = None) -> dict:
     data = urllib.parse.urlencode(form).encode() if form is not None else None
-    with urllib.request.urlopen(master.web + path, data=data, timeout=30) as answer:  # noqa: S310
+    opener = _OPENERS.get(master.pid) or _OPENERS.setdefault(master.pid, logged_in(master))
+    with opener.open(master.web + path, data=data, timeout=30) as answer:
         return json.load(answer)
+
+
+def logged_in(master: Master) -> urllib.request.OpenerDirector:
+    """An opener of the master's web API that keeps its session: logged in, when the master asks
+    for a login, with the password in its WEB_LOGIN_PASSWORD_FILE (read here as root, never shown)."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    if "--web-login" not in master.words:
+        return opener
+    secret = master.environ.get("WEB_LOGIN_PASSWORD_FILE")
+    if not secret:
+        raise SystemExit(
+            f"the Locust master (pid {master.pid}) asks for a login and has no WEB_LOGIN_PASSWORD_FILE"
+        )
+    form = {"username": WEB_OPERATOR, "password": Path(secret).read_text().strip()}
+    with opener.open(
+        master.web + "/suite/login", data=urllib.parse.urlencode(form).encode(), timeout=30
+    ) as answer:
+        if urllib.parse.urlsplit(answer.url).path.endswith("/login"):  # sent back to the login page
+            raise SystemExit(f"the Locust master (pid {master.pid}) refused the password in {secret}")
+    return opener
 
 
 def manual_steps(users: list[int], step_seconds: int) -> int:

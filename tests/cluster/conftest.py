@@ -16,7 +16,6 @@ CLUSTER_SH = ROOT / "scripts" / "cluster.sh"
 PREFIX = "/srv/orderservice"
 LMS_PORT = 18000
 ECOMMERCE_PORT = 18130
-LOCUST_WEB_PORT = 8089
 # m3-xlarge-pair's sizing: one Locust worker process per vCPU on each Locust host.
 LOCUST_WORKERS_PER_HOST = 4
 

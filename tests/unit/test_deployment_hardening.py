@@ -94,6 +94,20 @@ def test_every_task_that_writes_a_secret_neither_logs_nor_diffs_it():
     assert not loud, loud
 
 
+def test_the_locust_masters_web_ui_asks_for_a_login_whose_password_is_generated_unseen(tmp_path):
+    """Issue 44: the deployed master's web UI requires Locust's login; its password is made on
+    the host once, Locust's user's alone, never logged nor diffed."""
+    rendered = render(tmp_path, M3, "locust-1", ["common", "locust"], ["locust/locust.supervisor.conf.j2"])
+    text = next(iter(rendered.values()))
+    assert "--web-host 127.0.0.1 --web-port 8089 --web-login\n" in text
+    assert 'WEB_LOGIN_PASSWORD_FILE="/srv/orderservice/var/locust/locust-web-password"' in text
+    [generated] = [task for _, task, text in file_tasks() if "ansible.builtin.password" in text]
+    copied = generated["ansible.builtin.copy"]
+    assert copied["mode"] == "0600" and copied["force"] is False
+    assert copied["dest"] == "{{ locust_web_password_file }}" and copied["owner"] == "{{ locust_user }}"
+    assert generated["no_log"] is True and generated["diff"] is False
+
+
 @pytest.fixture(scope="module")
 def ecommerce_1(tmp_path_factory):
     return render(
