@@ -22,6 +22,7 @@ NOT_VARIABLES = {
     **dict.fromkeys(("ON", "OSCR", "INFO"), "a variable's value in the configuration table"),
     "NAME": "the placeholder `$NAME` in the configuration guide",
     "UP": "a server's state at the load balancer",
+    "RMP": "the misspelling load-runs.md shows make refusing",
 }
 # `NAME`, `NAME=value`, `$NAME` and NAME=value: the ways the docs name a variable.
 VARIABLE = re.compile(
