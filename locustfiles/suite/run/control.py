@@ -1,4 +1,4 @@
-"""The web UI is the operator's control plane (the design's rule 10: the control plane is the operator's): every web UI the suite
+"""The web UI is the operator's control plane (the design's rule 10): every web UI the suite
 makes (make run's, a load target's with UI=1, a deployed master's) answers its operator only.
 
 * Who may drive it. A request that starts, stops, resets or changes a run (any method but
