@@ -98,7 +98,7 @@ compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }
 	@.venv/bin/python -m locustfiles.suite.report.compare "$(A)" "$(B)"
 
-lint:  ## ruff check and format check, the import layering (import-linter), summary.schema.json not stale
+lint:  ## ruff check and format check, the import layering (import-linter), mypy, summary.schema.json not stale
 	@scripts/bootstrap.sh && scripts/lint.sh
 
 format:  ## ruff format and fixes

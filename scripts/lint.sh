@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make lint` and the lint suite of `make test`: ruff's checks and format, the layering
-# contracts of pyproject.toml (import-linter: which package may import which), then whether
+# contracts of pyproject.toml (import-linter: which package may import which), mypy, then whether
 # docs/summary.schema.json is still what the summary's types give.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -8,4 +8,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 .venv/bin/ruff format --check .
 # The gunicorn.conf.py files are skipped (a dot in the module name); they import settings only.
 .venv/bin/lint-imports --no-logo --no-cache 2>&1 | grep -v "too many dots in the name"
+# The types of common/ and the load suite ([tool.mypy]; its cache under var/ keeps this quick).
+.venv/bin/mypy
 .venv/bin/python -m locustfiles.suite.tools.summary_schema --check
