@@ -10,6 +10,8 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 import gevent
 
@@ -37,7 +39,7 @@ class Fault:
     def undo(self, stack: Stack) -> None:
         """End the fault if it still lasts (a failed injection, a run stopped early)."""
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         return []
 
 
@@ -75,7 +77,7 @@ class LmsFault(Fault):
     def undo(self, stack: Stack) -> None:
         stack.lms_faults("DELETE")
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         order = row.get("statuses", {})
         no_failure, seen = failures_other_than(row, set())
         return [
@@ -105,7 +107,7 @@ class LmsSlow(LmsFault):
     def settings(self, seconds: float) -> dict:
         return {"latency_ms": int((fulfilment_timeout() + 2) * 1000)}
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         limit = (fulfilment_timeout() + TIMEOUT_SLACK) * 1000
         bounded = (
             f"order requests ended within the timeout (+{TIMEOUT_SLACK:g} s)",
@@ -134,7 +136,7 @@ class DbRestart(Fault):
     def undo(self, stack: Stack) -> None:
         stack.script("mysql.sh", "up")
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         only_503, seen = failures_other_than(row, {"503"})
         return [
             ("requests that failed got a 503", only_503, seen),
@@ -174,7 +176,7 @@ class WorkerKill(LmsFault):
             }
         )
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         only_502_503, seen = failures_other_than(row, {"502", "503"})
         return [
             ("the worker was replaced", event.detail.get("replaced"), event.detail),
@@ -204,7 +206,7 @@ class Duplicates(Fault):
             outcome["orders"] = orders[outcome["learner"]]
         event.detail.update({"sku": sku, "same_key": same_key, "no_key": no_key})
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         same, twice = event.detail.get("same_key", {}), event.detail.get("no_key", {})
         return [
             (
@@ -292,7 +294,7 @@ class NotifyTwice(PaymentFault):
         event.ended = time.time()
         event.detail.update(self.seen(cases))
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         out = []
         for name in self.CASES:
             case = event.detail.get(name, {})
@@ -356,7 +358,7 @@ class NotifyLate(PaymentFault):
             )
         )
 
-    def checks(self, row: dict, event: Event, recovery: float | None) -> list[Check]:
+    def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         away, again = event.detail.get(self.WENT_AWAY, {}), event.detail.get(self.PAID_AGAIN, {})
         late = again.get("outcomes", {}).get(again.get("reference"), [])
         paid = again.get("outcomes", {}).get(again.get("paid"), [])

@@ -2,12 +2,15 @@
 the fault's own), the time the service took to recover, and the reliability table's rows.
 Nothing here touches the stack; it reads the step rows, the driver's events and the audit."""
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.faults import FAULTS
 from locustfiles.suite.chaos.rows import errors_by_status
 
 
-def recovery_seconds(row: dict, event: Event | None, t0: float) -> float | None:
+def recovery_seconds(row: Mapping[str, Any], event: Event | None, t0: float) -> float | None:
     """Seconds from the end of the fault to the end of the last second in which a request
     failed or an order was answered without its enrollment (202); 0 if none did after it.
     None when the step ended still degraded (within 2 s of its end) or the fault never ran."""
@@ -22,7 +25,9 @@ def recovery_seconds(row: dict, event: Event | None, t0: float) -> float | None:
     return round(last - event.ended, 1)
 
 
-def checks(row: dict, event: Event | None, audit_step: dict, recovery: float | None) -> list[dict]:
+def checks(
+    row: Mapping[str, Any], event: Event | None, audit_step: dict, recovery: float | None
+) -> list[dict]:
     """The expected outcome of a step's fault, as named checks."""
     if event is None or event.started is None or event.error:
         reason = (event.error if event else None) or "the fault did not run"
@@ -41,7 +46,7 @@ def _check(name: str, ok, detail) -> dict:
 
 
 def reliability_rows(
-    rows: list[dict], events: dict[int, Event], audit_steps: dict[int, dict], t0: float
+    rows: Sequence[Mapping[str, Any]], events: dict[int, Event], audit_steps: dict[int, dict], t0: float
 ) -> list[dict]:
     """One row per fault: requests, answers by status, lost, duplicates, partial, recovery."""
     out = []

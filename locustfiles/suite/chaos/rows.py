@@ -7,14 +7,17 @@ a worker that a fault keeps busy (a slow enrollment API holds the LMS's workers)
 exhausted.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from locustfiles.suite.core import refusals
 
 
-def statuses_by_endpoint(row: dict) -> dict[str, dict[str, int]]:
+def statuses_by_endpoint(row: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     return {name: endpoint.get("statuses", {}) for name, endpoint in row.get("endpoints", {}).items()}
 
 
-def errors_by_status(row: dict) -> dict[str, int]:
+def errors_by_status(row: Mapping[str, Any]) -> dict[str, int]:
     """Answers that are not 2xx, by status, added up over every endpoint."""
     errors: dict[str, int] = {}
     for statuses in statuses_by_endpoint(row).values():
@@ -33,7 +36,7 @@ def shed(endpoint: dict, status: str | None = None) -> int:
     )
 
 
-def failures_other_than(row: dict, allowed: set[str]) -> tuple[bool, str]:
+def failures_other_than(row: Mapping[str, Any], allowed: set[str]) -> tuple[bool, str]:
     """(none seen, "endpoint status×count, ...") of the answers neither 2xx, nor allowed, nor
     shed."""
     seen = {
@@ -45,7 +48,7 @@ def failures_other_than(row: dict, allowed: set[str]) -> tuple[bool, str]:
     return not seen, ", ".join(f"{k}×{v}" for k, v in seen.items()) or "none"
 
 
-def read_failures(row: dict) -> int:
+def read_failures(row: Mapping[str, Any]) -> int:
     """Failed order reads (the learner's order page), which no fault of the order path may
     break (shed ones aside)."""
     return sum(

@@ -12,6 +12,9 @@ the cluster's fault table all render through these blocks.
 Standard library only: the chaos and tools layers, below or beside the report, render here too.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 DASH = "–"  # a value that was not measured, in every rendering
 MARKS = {  # mark: (Markdown suffix, plain-text suffix)
     "thin": (" †", "†"),  # a percentile on too few samples
@@ -32,7 +35,7 @@ def fmt(value, spec: str = "g") -> str:
     return str(value)
 
 
-def figure_cell(row: dict, key: str, kind: str | None = "num") -> dict:
+def figure_cell(row: Mapping[str, Any], key: str, kind: str | None = "num") -> dict:
     """A row's figure as a cell, marked "thin" where the row says its percentile rests on too
     few samples (figures/results.thin)."""
     return cell(row.get(key), kind, "thin" if key in (row.get("thin") or ()) else None)

@@ -1,5 +1,8 @@
 """Words for numbers and rows, shared by the findings, the reports and `make help`."""
 
+from collections.abc import Mapping
+from typing import Any
+
 
 def plural(count, one: str, many: str | None = None) -> str:
     """'1 user', '3 users', '2.5 users'."""
@@ -16,7 +19,7 @@ def shorten(text: str, limit: int) -> str:
     return cut + " …"
 
 
-def label(row: dict) -> str:
+def label(row: Mapping[str, Any]) -> str:
     """The step's name for humans, as the profile made it ("1 user", "600 RPM", "bucket 2")."""
     if row.get("label"):
         return row["label"]

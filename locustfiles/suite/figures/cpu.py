@@ -18,9 +18,11 @@ The paid journey costs more than a free one, so the figure is per purchase of th
 A step without a purchase has null figures, never a division by zero.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import results
 
 SERVICES = ("ecommerce", "lms_stub", "mariadb", "rollup")  # server.GROUPS, in reading order
@@ -138,7 +140,7 @@ def mix_words(mix: dict) -> str:
     return text
 
 
-def machine_cores(summary: dict, row: dict | None = None) -> int | None:
+def machine_cores(summary: Summary, row: Mapping[str, Any] | None = None) -> int | None:
     """The cores the machine figures are out of: every kernel's the hosts' agents read
     (READINGS_HOSTS), else the Locust host's own (the stack ran beside it)."""
     rows = [row] if row is not None else summary.get("steps", [])

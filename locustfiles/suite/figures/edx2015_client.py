@@ -3,6 +3,7 @@ recorder's purchases and the audit."""
 
 from common.environment import get, raw
 from locustfiles.suite.core.names import FREE_PURCHASE, PAID_PURCHASE, RECEIPT
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import results
 
 
@@ -28,7 +29,7 @@ def client_reading(run) -> dict:
     }
 
 
-def client_figures(reading: dict, summary: dict) -> dict:
+def client_figures(reading: dict, summary: Summary) -> dict:
     """What a run of the client comes to: its reading (client_reading) with users and time, and
     what the audit found in the databases."""
     audit = summary.get("audit") or {}

@@ -2,10 +2,14 @@
 bucket) for the order endpoint, the same row for the whole run, per-endpoint rows, and the
 profile-specific results (capacity, soak trend)."""
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from locustfiles.suite.core import refusals, thresholds
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
 from locustfiles.suite.core.plan import Plan, Step
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.record.recorder import EndpointStats, StepStats
 from locustfiles.suite.users import paid_journey
 
@@ -155,7 +159,7 @@ def _slope(points: list[tuple[float, float]]) -> float | None:
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else None
 
 
-def soak_trend(rows: list[dict], warm_up_buckets: int = 1) -> dict:
+def soak_trend(rows: Sequence[Mapping[str, Any]], warm_up_buckets: int = 1) -> dict:
     """How the soak moved across its buckets: the p95 least-squares slope (ms per bucket),
     first and last; and the memory growth of every process group (MB of peak RSS per bucket)
     after the first ``warm_up_buckets``, when caches and pools have filled."""
@@ -245,7 +249,7 @@ def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
     }
 
 
-def overload_figures(summary: dict) -> dict:
+def overload_figures(summary: Summary) -> dict:
     """What an overload run shows (profiles.Overload): how many purchases were accepted and how
     many refused, how fast each kind was answered, and whether a refusal left an order behind.
 
@@ -320,7 +324,7 @@ def capacity_search(rows: list[dict], rules: list) -> dict:
     }
 
 
-def broke_row(summary: dict) -> dict | None:
+def broke_row(summary: Summary) -> dict | None:
     """A capacity run's step that broke at the top of its interval (the one capacity is below),
     else its last judged step; None without judged steps."""
     index = (summary.get("capacity_search") or {}).get("broke_step")

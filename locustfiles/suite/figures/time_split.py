@@ -3,6 +3,9 @@ the services' Server-Timing headers, and the Locust processes' CPU together."""
 
 # The order request's time, as the services' Server-Timing headers split it (the New Relic
 # breakdown of 2015: "Python", "MySQL other", "External"): part -> the entry it comes from.
+from collections.abc import Mapping
+from typing import Any
+
 TIME_SPLIT = {
     "LMS app": "app",
     "LMS db": "db",
@@ -12,7 +15,7 @@ TIME_SPLIT = {
 }
 
 
-def time_split(row: dict) -> dict[str, float] | None:
+def time_split(row: Mapping[str, Any]) -> dict[str, float] | None:
     """Mean ms of each part of the order request in a step, plus what no service timed (the
     network and the time waiting in gunicorn's and the kernel's queues); None without timings."""
     timings = row.get("server_timing") or {}
@@ -26,7 +29,7 @@ def time_split(row: dict) -> dict[str, float] | None:
     return split
 
 
-def locust_percent(row: dict) -> float | None:
+def locust_percent(row: Mapping[str, Any]) -> float | None:
     """Every Locust process of a step together, in % of one core."""
     found = row.get("locust_cpu")
     return round(sum(found.values()), 1) if found else None

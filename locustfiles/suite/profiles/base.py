@@ -7,6 +7,7 @@ catalogue entry with the ``Behaviour`` of its kind of run.
 """
 
 from locustfiles.suite.core import catalogue, thresholds
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import cpu, results
 
 # A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
@@ -32,13 +33,13 @@ class Behaviour:
         """Functions to run as greenlets beside the load in the process that keeps results."""
         return []
 
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         """What this profile adds to the summary before it is judged, from the summary and what
         it read (figures/ computes it): capacity, the overload's or the soak's figures, chaos's
         reliability, the profile's recordings, edX's client's run."""
         return {}
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         """(threshold checks, reasons the run failed) beyond the audit, read from the summary
         (its figures included); it writes nothing. By default the whole run is judged against
         the thresholds."""

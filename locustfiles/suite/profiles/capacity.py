@@ -9,6 +9,7 @@ import gevent
 
 from locustfiles.suite.core import catalogue, knee, thresholds
 from locustfiles.suite.core.plan import Step
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import ceiling, cpu, results, scalability
 from locustfiles.suite.profiles.base import Behaviour
 
@@ -17,7 +18,7 @@ class Capacity(Behaviour, catalogue.Capacity):
     def background(self, run) -> list:
         return [Search(run, self.knee(run.env), self.increment(run.env))]
 
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         """Capacity, each step marked held or not with its ceiling, capacity's share of the
         ceiling at its step, and the knee: the Universal Scalability Law fitted to the steps,
         its peak beside capacity."""
@@ -38,7 +39,7 @@ class Capacity(Behaviour, catalogue.Capacity):
             ),
         }
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         """Passed when a step held; the thresholds shown are those of the step that broke at the
         top of the search's interval (what capacity measures), else the last judged step's."""
         judged = results.broke_row(summary) or {}

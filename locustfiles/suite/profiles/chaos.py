@@ -4,6 +4,7 @@ load, every order the faults left unfulfilled is retried, as an operator would."
 from locustfiles.suite import chaos
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import Plan, Step, numbers, users_for
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.profiles.base import Behaviour
 from locustfiles.suite.verdict import audit
 
@@ -42,7 +43,7 @@ class Chaos(Behaviour, catalogue.Chaos):
             per_step = None
         return {"per_step": per_step, "events": run.chaos_events, "t0": run.t0}
 
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         """Each fault's step judged, with the audit's counts per step."""
         if not read:
             return {}
@@ -52,7 +53,7 @@ class Chaos(Behaviour, catalogue.Chaos):
             per_step = {row["index"]: unknown for row in summary["steps"]}
         return {"reliability": chaos.reliability_rows(summary["steps"], read["events"], per_step, read["t0"])}
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)
         reasons += [
             f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"])

@@ -1,6 +1,7 @@
 """make edx2015: edX's 2015 client; any failed request or task exception fails the run."""
 
 from locustfiles.suite.core import catalogue
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures.edx2015_client import client_figures, client_reading
 from locustfiles.suite.profiles.base import Behaviour
 
@@ -9,10 +10,10 @@ class Edx2015(Behaviour, catalogue.Edx2015):
     def read(self, run) -> dict:
         return {"client": client_reading(run)}
 
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"client": client_figures(read["client"], summary)} if read else {}
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)
         client = summary.get("client", {})
         if client.get("failures"):

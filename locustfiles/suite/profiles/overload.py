@@ -1,16 +1,17 @@
 """make overload: judged on the purchases answered 2xx too, and on what refusals left behind."""
 
 from locustfiles.suite.core import catalogue
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 from locustfiles.suite.profiles.base import ACCEPTED, Behaviour
 
 
 class Overload(Behaviour, catalogue.Overload):
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"overload": results.overload_figures(summary)}
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)
         accepted = summary["overall"].get("accepted") or {}
         broken = []

@@ -1,8 +1,12 @@
 """make profile: py-spy records the services beside the load; the run fails when no profile
 was taken."""
 
+from typing import Any
+
 from common.environment import get as setting
 from locustfiles.suite.core import catalogue
+from locustfiles.suite.core import summary as summary_types
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.profiles.base import Behaviour
 from locustfiles.suite.profiling.pyspy import Profiler
 
@@ -19,12 +23,12 @@ class Profiling(Behaviour, catalogue.Profiling):
             return {"profiling": {"taken": False, "reason": "the profiler did not start", "groups": {}}}
         return {"profiling": run.profiler.results()}
 
-    def figures(self, summary: dict, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"profiling": read["profiling"]} if read else {}
 
-    def judge(self, summary: dict, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
         checks, reasons = super().judge(summary, rules)
-        profiling = summary.get("profiling") or {}
+        profiling: summary_types.Profiling | dict[str, Any] = summary.get("profiling") or {}
         if not profiling.get("taken"):
             reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
         return checks, reasons

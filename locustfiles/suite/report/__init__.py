@@ -16,6 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from locustfiles.suite.core import blocks
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.report import junit, plots, sections
 from locustfiles.suite.verdict import findings as findings_
 
@@ -40,7 +41,7 @@ def _environment(autoescape: bool) -> Environment:
 HTML, MARKDOWN = _environment(True), _environment(False)
 
 
-def context(summary: dict, folder: Path) -> dict:
+def context(summary: Summary, folder: Path) -> dict:
     """The report's data, with its plots drawn into ``folder`` (a plot the run has no data for
     is left out)."""
     found = summary["findings"] if "findings" in summary else findings_.findings(summary)
@@ -65,7 +66,7 @@ def render(built: dict, folder: Path) -> tuple[str, str]:
     return html, markdown
 
 
-def write(summary: dict, folder: Path) -> None:
+def write(summary: Summary, folder: Path) -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))

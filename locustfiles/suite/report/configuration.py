@@ -6,6 +6,7 @@ make takes it ("1 2 3"): a reader never sees a Python structure."""
 
 from locustfiles.suite.core.blocks import DASH, fmt
 from locustfiles.suite.core.settings import SETTINGS
+from locustfiles.suite.core.summary import Summary
 
 ORDER = {name: i for i, name in enumerate(SETTINGS)}
 DASH_NOTE = "– the run has no value for it: its profile does not take it, or it did not record it."
@@ -31,7 +32,7 @@ def flat(values: dict, prefix: str = "") -> dict:
     return out
 
 
-def _resolved(summary: dict) -> dict | None:
+def _resolved(summary: Summary) -> dict | None:
     found = summary.get("settings")
     return None if found is None else dict(found.get("resolved") or {})
 

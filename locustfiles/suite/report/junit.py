@@ -10,10 +10,13 @@ with no failed case gets an errored one: CI never reads a failed run as a pass.
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from locustfiles.suite.core.blocks import fmt
+from locustfiles.suite.core.summary import Summary, Verdict
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 
@@ -38,7 +41,7 @@ class Case:
     claims: tuple[str, ...] = ()  # the verdict's reasons (their start) this case shows
 
 
-def cases(summary: dict) -> list[Case]:
+def cases(summary: Summary) -> list[Case]:
     """The run's test cases, in the order the report gives its verdict."""
     verdict = summary.get("verdict")
     if not verdict:
@@ -57,7 +60,7 @@ def cases(summary: dict) -> list[Case]:
     return found
 
 
-def render(summary: dict) -> bytes:
+def render(summary: Summary) -> bytes:
     """junit.xml's bytes: one <testsuites> holding one <testsuite> for the run."""
     found = cases(summary)
     profile = summary.get("profile") or "unknown"
@@ -94,13 +97,13 @@ def render(summary: dict) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
-def write(summary: dict, folder: Path) -> Path:
+def write(summary: Summary, folder: Path) -> Path:
     path = Path(folder) / FILE
     path.write_bytes(render(summary))
     return path
 
 
-def _thresholds(summary: dict, verdict: dict) -> list[Case]:
+def _thresholds(summary: Summary, verdict: Verdict) -> list[Case]:
     """Each threshold check on its scope. A capacity run's checks are those of the step that
     broke above capacity: a broken one there is what capacity measures, so it is skipped, not
     failed (capacity's own case fails when no step held)."""
@@ -124,7 +127,7 @@ def _thresholds(summary: dict, verdict: dict) -> list[Case]:
     return found
 
 
-def _audit(summary: dict) -> Case:
+def _audit(summary: Summary) -> Case:
     """The audit's "nothing lost": every answered purchase committed once and enrolled."""
     audit = summary.get("audit") or {}
     name = "audit: nothing lost"
@@ -148,7 +151,7 @@ def _audit(summary: dict) -> Case:
     return Case("audit", name, "failure", message, figures, claims)
 
 
-def _profile_cases(summary: dict) -> list[Case]:
+def _profile_cases(summary: Summary) -> list[Case]:
     """The profile's own checks, as its judging reads them from the summary."""
     profile = summary.get("profile") or "profile"
     found = []
@@ -182,7 +185,7 @@ def _profile_cases(summary: dict) -> list[Case]:
     return found
 
 
-def _step_name(summary: dict, row: dict | None) -> str:
+def _step_name(summary: Summary, row: Mapping[str, Any] | None) -> str:
     """ "step 2: 600 RPM": the step's place among the run's measured steps, and its label."""
     if row is None:
         return "step unknown"

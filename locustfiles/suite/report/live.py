@@ -16,6 +16,7 @@ from collections.abc import Callable
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.blocks import MARKS, cell, figure_cell, fmt
 from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures import results
 from locustfiles.suite.profiles import Behaviour
@@ -44,7 +45,7 @@ class Live:
     stopping: bool = False  # stopped: the audit and the report are under way
     answered: int = 0  # order numbers answered 2xx so far (the audit looks for each)
     written: dict[str, int] | None = None  # rows written so far, by watermark (verdict/facts.py)
-    summary: dict | None = None  # the run's summary.json, once written
+    summary: Summary | None = None  # the run's summary.json, once written
     run_name: str | None = None  # its folder's name
     cache: dict = dataclasses.field(default_factory=dict)  # rows made before: step index -> (key, row)
 
@@ -221,7 +222,7 @@ def _thresholds(rules: list, found: list[dict]) -> list[dict]:
     return lines
 
 
-def _finished(summary: dict) -> list[dict]:
+def _finished(summary: Summary) -> list[dict]:
     verdict = summary["verdict"]
     lines = [_line("verdict", "PASS" if verdict["passed"] else "FAIL", "; ".join(verdict["reasons"]))]
     for check in verdict["thresholds"]:  # as the profile judged them (capacity: the step that broke above it)

@@ -12,6 +12,7 @@ the same number of users (closed), under the same fault; never by position or by
 
 from collections import defaultdict, deque
 
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural
 
 MIX = ("BUY_WEIGHT", "PAY_WEIGHT", "READ_WEIGHT")
@@ -67,7 +68,7 @@ def match(rows_a: list[dict], rows_b: list[dict]) -> list[tuple[dict | None, dic
     return out
 
 
-def open_model(summary: dict) -> bool | None:
+def open_model(summary: Summary) -> bool | None:
     """Whether the run's plan was an open model (None: neither recorded nor seen in its steps)."""
     plan = summary.get("plan") or {}
     if plan.get("open_model") is not None:
@@ -76,7 +77,7 @@ def open_model(summary: dict) -> bool | None:
     return True if kinds == {"rpm"} else False if kinds == {"users"} else None
 
 
-def mix(summary: dict) -> str | None:
+def mix(summary: Summary) -> str | None:
     """The learners' mix, "50 : 1 : 5" (free purchases : paid ones : order reads), as the run
     resolved it, else as an older summary recorded it; edX's 2015 client brings its own."""
     if summary.get("client") or summary.get("profile") == "edx2015":
@@ -90,7 +91,7 @@ def mix(summary: dict) -> str | None:
     return None
 
 
-def think_time(summary: dict) -> str | None:
+def think_time(summary: Summary) -> str | None:
     """A closed model's think time between a user's tasks, "3–5 s" (None: not recorded)."""
     resolved = (summary.get("settings") or {}).get("resolved") or {}
     think = ((summary.get("provenance") or {}).get("load") or {}).get("think_time") or {}

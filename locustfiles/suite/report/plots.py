@@ -4,10 +4,14 @@ are categories drawn as bars (never two dots joined by a line), and the timeline
 each step began."""
 
 import base64
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import matplotlib
+
+from locustfiles.suite.core.summary import Summary
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -67,7 +71,7 @@ def _bars(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
     ax.legend(fontsize=8)
 
 
-def _lines(ax, rows: list[dict], series: dict[str, list], ylabel: str) -> None:
+def _lines(ax, rows: Sequence[Mapping[str, Any]], series: dict[str, list], ylabel: str) -> None:
     """One line per series over many steps (soak buckets), each with its own style."""
     x = list(range(len(rows)))
     for i, (name, values) in enumerate(series.items()):
@@ -84,7 +88,7 @@ def _per_step(ax, rows, series, ylabel) -> None:
     (_bars if len(rows) <= 8 else _lines)(ax, rows, series, ylabel)
 
 
-def percentiles(summary: dict, path: Path) -> bool:
+def percentiles(summary: Summary, path: Path) -> bool:
     rows = summary["steps"]
     if not rows:
         return False
@@ -114,7 +118,7 @@ def _rate(ax, points: list[dict], width: float) -> None:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1))
 
 
-def timeline(summary: dict, path: Path) -> bool:
+def timeline(summary: Summary, path: Path) -> bool:
     found = summary.get("timeline") or {}
     points = found.get("points") or []
     if not points:
@@ -164,21 +168,23 @@ def timeline(summary: dict, path: Path) -> bool:
     return True
 
 
-def capacity(summary: dict, path: Path) -> bool:
-    rows = [r for r in summary["steps"] if r.get("rpm") is not None and r.get("p95") is not None]
-    if not rows:
+def capacity(summary: Summary, path: Path) -> bool:
+    points = [
+        (rpm, p95, r)
+        for r in summary["steps"]
+        if (rpm := r.get("rpm")) is not None and (p95 := r.get("p95")) is not None
+    ]
+    if not points:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(
-        [r["rpm"] for r in rows],
-        [r["p95"] for r in rows],
+        [rpm for rpm, _, _ in points],
+        [p95 for _, p95, _ in points],
         marker="o",
-        linestyle="-" if len(rows) > 1 else "none",
+        linestyle="-" if len(points) > 1 else "none",
     )
-    for row in rows:
-        ax.annotate(
-            label(row), (row["rpm"], row["p95"]), xytext=(4, 4), textcoords="offset points", fontsize=7
-        )
+    for rpm, p95, row in points:
+        ax.annotate(label(row), (rpm, p95), xytext=(4, 4), textcoords="offset points", fontsize=7)
     ax.set_xlabel("achieved RPM")
     ax.set_ylabel("p95 ms")
     ax.set_title("Capacity: achieved RPM against p95 (labels: steps)")
@@ -187,7 +193,7 @@ def capacity(summary: dict, path: Path) -> bool:
     return True
 
 
-def soak(summary: dict, path: Path) -> bool:
+def soak(summary: Summary, path: Path) -> bool:
     rows = summary["steps"]
     if not rows:
         return False
@@ -197,7 +203,8 @@ def soak(summary: dict, path: Path) -> bool:
         other = ax.twinx()
         other.plot(
             range(len(rows)),
-            [r.get("db_size_mb") for r in rows],
+            # NaN, not None, for a bucket without a size: the same gap in the line, and a float.
+            [math.nan if (mb := r.get("db_size_mb")) is None else mb for r in rows],
             marker="D",
             markersize=3,
             linestyle="-.",
@@ -211,7 +218,7 @@ def soak(summary: dict, path: Path) -> bool:
     return True
 
 
-def soak_size(summary: dict, path: Path) -> bool:
+def soak_size(summary: Summary, path: Path) -> bool:
     """p95 against the database's size at the end of each bucket: flat if size costs nothing."""
     points = [
         (mb, p95)
@@ -232,7 +239,7 @@ def soak_size(summary: dict, path: Path) -> bool:
     return True
 
 
-def time_split_plot(summary: dict, path: Path) -> bool:
+def time_split_plot(summary: Summary, path: Path) -> bool:
     rows = summary["steps"]
     splits = [time_split(r) or {} for r in rows]
     if not any(splits):
@@ -259,7 +266,7 @@ def time_split_plot(summary: dict, path: Path) -> bool:
     return True
 
 
-def _cpu_stack(ax, rows: list[dict], groups: list[str], cores: int | None) -> None:
+def _cpu_stack(ax, rows: Sequence[Mapping[str, Any]], groups: list[str], cores: int | None) -> None:
     """Each step's CPU as a stack: the server groups, Locust and the rest of the machine, whose
     top is the machine's busy time; a line at the machine's cores (100 % each)."""
     parts = {g: [(r.get("cpu_percent") or {}).get(g) or 0.0 for r in rows] for g in groups}
@@ -295,7 +302,7 @@ def _cpu_stack(ax, rows: list[dict], groups: list[str], cores: int | None) -> No
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1))
 
 
-def resources(summary: dict, path: Path) -> bool:
+def resources(summary: Summary, path: Path) -> bool:
     rows = summary["steps"]
     groups = sorted({g for r in rows for g in r.get("cpu_percent") or {}})
     if not groups:
@@ -310,7 +317,7 @@ def resources(summary: dict, path: Path) -> bool:
     return True
 
 
-def scalability(summary: dict, path: Path) -> bool:
+def scalability(summary: Summary, path: Path) -> bool:
     """The steps' measured throughput against their concurrency, the fitted USL curve, its
     peak, and the measured capacity."""
     found = summary.get("scalability") or {}
@@ -368,6 +375,6 @@ PLOTS = {
 }
 
 
-def draw(summary: dict, file: str, folder: Path) -> bool:
+def draw(summary: Summary, file: str, folder: Path) -> bool:
     """Draw the plot ``file`` into ``folder``; False when the run has no data for it."""
     return PLOTS[file](summary, folder / file)

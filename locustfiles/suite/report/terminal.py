@@ -4,8 +4,12 @@ per-step table, the CPU per purchase, the audit line, and for edX's 2015 client 
 (run/cli.py prints the folder's path after them). The table is a block of the report model
 (core/blocks.py), rendered as plain text."""
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
 from locustfiles.suite.core.names import ORDER_ENDPOINT
+from locustfiles.suite.core.summary import Audit, Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results, scalability
 from locustfiles.suite.report.sections import traffic
@@ -26,14 +30,14 @@ COLUMNS = (  # header, key, width
 SCHEDULED = ("p95 sched", 9)  # an open model's p95 from the schedule, after p95
 
 
-def step_table(every: list[dict]) -> dict:
+def step_table(every: Sequence[Mapping[str, Any]]) -> dict:
     """The rows (the steps and the whole run) as a table block of the report model, marked where
     a percentile rests on too few samples; an open-model run's with its p95 from the schedule."""
     scheduled = any("from_schedule" in row for row in every)
     headers = [h for h, _, _ in COLUMNS]
     at = headers.index("p95") + 1
 
-    def line(row: dict) -> list[dict]:
+    def line(row: Mapping[str, Any]) -> list[dict]:
         cells = [figure_cell(row, key, None if key == "label" else "num") for _, key, _ in COLUMNS]
         return cells[:at] + [traffic.from_schedule_cell(row)] + cells[at:] if scheduled else cells
 
@@ -50,7 +54,7 @@ def widths(block: dict) -> list[int]:
     return least
 
 
-def audit_line(audit: dict) -> str:
+def audit_line(audit: Audit) -> str:
     if audit.get("error"):
         return f"audit: could not run ({audit['error']})"
     line = (
@@ -95,7 +99,7 @@ def client_lines(client: dict) -> list[str]:
     return out
 
 
-def cpu_line(summary: dict) -> str | None:
+def cpu_line(summary: Summary) -> str | None:
     """The run's CPU ms per purchase: the services' total and split, Locust, the machine."""
     figures = summary.get("cpu_ms_per_purchase")
     if not figures:
@@ -115,7 +119,7 @@ def cpu_line(summary: dict) -> str | None:
     )
 
 
-def lines(summary: dict) -> list[str]:
+def lines(summary: Summary) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
     out += [f"  - {reason}" for reason in verdict["reasons"]]
@@ -127,8 +131,8 @@ def lines(summary: dict) -> list[str]:
     if "capacity_rpm" in summary:  # a capacity run is judged by the step that broke above capacity
         held = summary["capacity_rpm"]
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
-        if interval := (summary.get("capacity_search") or {}).get("interval_rpm"):
-            search = summary["capacity_search"]
+        search = summary.get("capacity_search")
+        if search and (interval := search.get("interval_rpm")):
             out.append(
                 f"  {interval[1]:g} RPM broke: the knee is within {search['interval_pct']:g} %"
                 f" ({plural(search['probes'], 'probe')} after the climb)"
@@ -139,7 +143,7 @@ def lines(summary: dict) -> list[str]:
                 f"({found['ceiling_rpm']:g} RPM, the machine {found['machine_cpu_percent']:g} % busy "
                 f"of {found['cores'] * 100} %)"
             )
-            if (above := found.get("next_step") or {}).get("ratio"):
+            if (above := found.get("next_step")) and above.get("ratio"):
                 out.append(
                     f"  {above['ratio']:.2f} of the ceiling at {above['step']}, which broke "
                     f"({above['ceiling_rpm']:g} RPM, the machine {above['machine_cpu_percent']:g} % busy)"
@@ -190,7 +194,7 @@ def overload_lines(overload: dict) -> list[str]:
     ]
 
 
-def step_progress(plan, step, label: str, row: dict) -> str:
+def step_progress(plan, step, label: str, row: Mapping[str, Any]) -> str:
     """The terminal's line for a step once its last requests are in: which step of how many,
     its end in the plan's seconds, and its headline figures."""
     total = f"{plan.seconds:g}" if plan.seconds else "?"

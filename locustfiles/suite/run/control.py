@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from flask import Response, jsonify, redirect, request, session, url_for
 from flask_login import UserMixin, current_user, login_user
+from werkzeug.datastructures import Headers
 
 from common.environment import get
 from locustfiles.suite.core.names import WEB_OPERATOR as OPERATOR
@@ -162,7 +163,7 @@ def refused(status: int, message: str) -> Response:
     return answer
 
 
-def foreign_origin(headers: Mapping[str, str], own: str) -> str | None:
+def foreign_origin(headers: Mapping[str, str] | Headers, own: str) -> str | None:
     """The other origin a browser says a request comes from (``own``: the UI's host[:port] as
     the request addressed it), or None: the UI's own page, or no browser."""
     site = headers.get("Sec-Fetch-Site")

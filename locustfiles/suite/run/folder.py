@@ -4,6 +4,7 @@ hand-made run's name once it is known what ran."""
 from pathlib import Path
 
 from locustfiles.suite.core import run_folders
+from locustfiles.suite.core.summary import Summary
 
 
 def new_run_dir(given: str, runs: Path, profile: str) -> Path:
@@ -21,9 +22,10 @@ def new_run_dir(given: str, runs: Path, profile: str) -> Path:
     return folder
 
 
-def rename_for(run_dir: Path, summary: dict) -> Path:
+def rename_for(run_dir: Path, summary: Summary) -> Path:
     """A hand-made run's folder says what ran: <stamp>-manual-3-users, or 1-to-5-users."""
-    counts = [row["users"] for row in summary["steps"]]
+    # A hand-made run is closed-model: every step names its users (None only in an open model).
+    counts = [n for row in summary["steps"] if (n := row["users"]) is not None]
     if not counts:  # stopped before its first step: nothing to name it by
         return run_dir
     users = f"{counts[0]}" if len(set(counts)) == 1 else f"{min(counts)}-to-{max(counts)}"

@@ -4,6 +4,7 @@ the suite's one report model (locustfiles/suite/core/blocks.py); the templates t
 HTML and Markdown.
 """
 
+from locustfiles.suite.core.summary import Finding, Summary
 from locustfiles.suite.report.sections.endurance import soak
 from locustfiles.suite.report.sections.faults import reliability
 from locustfiles.suite.report.sections.hotspots import profiling
@@ -29,7 +30,7 @@ PROFILE_SECTIONS = {
 }
 
 
-def build(summary: dict, findings: list[dict]) -> dict:
+def build(summary: Summary, findings: list[Finding]) -> dict:
     """The whole report as data, in reading order."""
     chosen = [PROFILE_SECTIONS[name](summary) for name in summary.get("profile_sections", [])]
     parts = [

@@ -1,10 +1,13 @@
 """The soak: trends over the buckets, and the database at size."""
 
+from typing import Any
+
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
+from locustfiles.suite.core.summary import StepRow, Summary
 from locustfiles.suite.core.text import plural
 
 
-def soak(summary: dict) -> dict:
+def soak(summary: Summary) -> dict:
     trend = summary.get("trend") or {}
     lines = [
         f"p95 over {plural(trend.get('buckets', 0), 'bucket')}: {fmt(trend.get('p95_first'))} → "
@@ -33,12 +36,12 @@ def soak(summary: dict) -> dict:
     )
 
 
-def _rss_note(summary: dict, trend: dict) -> str:
+def _rss_note(summary: Summary, trend: dict) -> str:
     skipped = trend.get("warm_up_buckets", 1)
     if skipped:
         first = "bucket 1" if skipped == 1 else f"buckets 1–{skipped}"
         return f"Peak RSS from bucket {skipped + 1} on ({first} filled pools and caches; no warm-up ran)."
-    warm = summary.get("warm_up") or {}
+    warm: StepRow | dict[str, Any] = summary.get("warm_up") or {}
     after = f" after the {fmt(warm.get('seconds'))} s warm-up" if warm else ""
     return f"Peak RSS of every bucket{after}."
 

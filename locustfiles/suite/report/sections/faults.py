@@ -1,13 +1,16 @@
 """The chaos profile's reliability table: one row per fault, then each fault's checks."""
 
+from typing import Any
+
 from locustfiles.suite.core.blocks import cell, fmt, section, table, tally, text
+from locustfiles.suite.core.summary import RetryFulfillment, Summary
 from locustfiles.suite.core.text import shorten
 
 
-def reliability(summary: dict) -> dict:
+def reliability(summary: Summary) -> dict:
     """The chaos profile's table: one row per fault, then each fault's checks."""
     rows = summary["reliability"]
-    retried = summary.get("retry_fulfillment") or {}
+    retried: RetryFulfillment | dict[str, Any] = summary.get("retry_fulfillment") or {}
     return section(
         "reliability",
         "Reliability (one row per fault)",

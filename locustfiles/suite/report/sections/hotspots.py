@@ -1,6 +1,9 @@
 """Where the CPU goes (make profile): flame graphs and top frames per process group."""
 
+from typing import Any
+
 from locustfiles.suite.core.blocks import cell, fmt, links, section, table, text
+from locustfiles.suite.core.summary import Profiling, Summary
 from locustfiles.suite.core.text import plural
 
 REPORTED_FRAMES = 10  # top frames per table in "Where the CPU goes"
@@ -77,9 +80,9 @@ def _group_blocks(group: str, figures: dict, rate) -> list:
     ]
 
 
-def profiling(summary: dict) -> dict:
+def profiling(summary: Summary) -> dict:
     """make profile's flame graphs and top frames, per process group."""
-    found = summary.get("profiling") or {}
+    found: Profiling | dict[str, Any] = summary.get("profiling") or {}
     if not found.get("taken"):
         return section(
             "profiling",

@@ -4,11 +4,12 @@ to them, and an overload run's refusals.
 
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import scalability
 
 
-def capacity(summary: dict) -> dict:
+def capacity(summary: Summary) -> dict:
     capacity_rpm = summary.get("capacity_rpm")
     verdict = (
         f"Capacity: {fmt(capacity_rpm)} RPM, the highest target that held every threshold."
@@ -114,7 +115,7 @@ def scalability_blocks(found: dict | None) -> list:
     ]
 
 
-def overload(summary: dict) -> dict | None:
+def overload(summary: Summary) -> dict | None:
     found = summary.get("overload")
     if not found:
         return None

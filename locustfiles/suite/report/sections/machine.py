@@ -2,14 +2,18 @@
 the load generator's CPU and the load balancer.
 """
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures.cpu import KEYS, machine_cores, mix_words
 from locustfiles.suite.figures.time_split import locust_percent
 from locustfiles.suite.verdict.findings import NEAR_FULL_CORE
 
 
-def resources(summary: dict) -> dict:
+def resources(summary: Summary) -> dict:
     rows = summary["steps"]
     groups = sorted({g for row in rows for g in row.get("cpu_percent") or {}})
     if not groups:
@@ -57,7 +61,7 @@ def resources(summary: dict) -> dict:
     )
 
 
-def per_worker(rows: list[dict]) -> dict | None:
+def per_worker(rows: Sequence[Mapping[str, Any]]) -> dict | None:
     """How evenly each service's gunicorn workers took the load: each worker's CPU per step, and
     the requests it took where they were counted."""
     groups = sorted({g for row in rows for g in row.get("worker_cpu_percent") or {}})
@@ -99,7 +103,7 @@ def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
-def per_host(rows: list[dict]) -> list[dict]:
+def per_host(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """Each host's own figures per step, from its readings agent (READINGS_HOSTS): none else."""
     if not any(row.get("hosts") for row in rows):
         return []
@@ -166,7 +170,7 @@ CPU_COLUMNS = {
 }
 
 
-def cpu_definition(summary: dict) -> str:
+def cpu_definition(summary: Summary) -> str:
     """What the figures are per: the sentence under the table (and README's)."""
     accounting = summary.get("cpu_accounting") or {}
     mix = accounting.get("mix") or {}
@@ -183,7 +187,7 @@ def cpu_definition(summary: dict) -> str:
     )
 
 
-def cpu_per_purchase(summary: dict) -> dict | None:
+def cpu_per_purchase(summary: Summary) -> dict | None:
     """CPU milliseconds per purchase of every process group, per step and for the run."""
     rows = [r for r in summary["steps"] if "cpu_ms_per_purchase" in r]
     if not rows:
@@ -199,7 +203,7 @@ def cpu_per_purchase(summary: dict) -> dict | None:
     balanced = any((row.get("cpu_ms") or {}).get("haproxy") is not None for row in rows)
     columns = {header: key for header, key in CPU_COLUMNS.items() if balanced or key != "haproxy"}
 
-    def line(row: dict) -> list:
+    def line(row: Mapping[str, Any]) -> list:
         figures = row.get("cpu_ms_per_purchase") or {}
         return [label(row), row.get("purchases"), *[figures.get(key) for key in columns.values()]]
 
@@ -218,14 +222,14 @@ def cpu_per_purchase(summary: dict) -> dict | None:
     )
 
 
-def locust_cell(row: dict, process: str) -> dict:
+def locust_cell(row: Mapping[str, Any], process: str) -> dict:
     """A Locust process's CPU % in a step, marked when it neared a full core (the report's
     load generator table, and the web UI's live tab)."""
     value = (row.get("locust_cpu") or {}).get(process)
     return cell(value, "num", "warn" if value is not None and value >= NEAR_FULL_CORE else None)
 
 
-def load_generator(summary: dict) -> dict:
+def load_generator(summary: Summary) -> dict:
     rows = summary["steps"]
     processes = sorted({p for row in rows for p in row.get("locust_cpu") or {}})
     generator = summary.get("load_generator") or {}
@@ -258,7 +262,7 @@ def load_generator(summary: dict) -> dict:
     )
 
 
-def load_balancer(summary: dict) -> dict | None:
+def load_balancer(summary: Summary) -> dict | None:
     """The requests HAProxy sent to each ecommerce server per step and in all, and each
     server's state when the run ended (locustfiles/suite/record/balancer.py); None without a balancer."""
     found = summary.get("balancer")

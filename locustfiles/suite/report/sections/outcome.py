@@ -3,12 +3,13 @@ and edX's 2015 client's figures.
 """
 
 from locustfiles.suite.core.blocks import cell, section, table, tally, text
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import shorten
 from locustfiles.suite.report.sections.top import threshold_name
 from locustfiles.suite.report.terminal import payment_words
 
 
-def audit(summary: dict) -> dict:
+def audit(summary: Summary) -> dict:
     found = summary["audit"]
     keys = ["successes", "orders", "enrollments", "lost", "duplicates", "unanswered", "passed"]
     headers = [
@@ -72,7 +73,7 @@ def _payment_blocks(paid: dict | None) -> list[dict]:
     ]
 
 
-def thresholds(summary: dict) -> dict:
+def thresholds(summary: Summary) -> dict:
     checks = summary["verdict"]["thresholds"]
     return section(
         "thresholds",
@@ -93,7 +94,7 @@ def thresholds(summary: dict) -> dict:
     )
 
 
-def client(summary: dict) -> dict | None:
+def client(summary: Summary) -> dict | None:
     """The edx2015 profile's figures: edX's 2015 client against this stack."""
     figures = summary.get("client") or {}
     if not figures:

@@ -1,12 +1,13 @@
 """The database: MariaDB's counters and levels per step, and the requests' SQL statements."""
 
 from locustfiles.suite.core.blocks import cell, fmt, section, table, text
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, shorten
 
 SQL_LIMIT = 300  # characters of a statement shown in a table (cut at a word boundary)
 
 
-def database(summary: dict) -> dict:
+def database(summary: Summary) -> dict:
     rows = summary["steps"]
     delta_keys = sorted({k for row in rows for k in row.get("db_deltas") or {}})
     level_keys = sorted({k for row in rows for k in row.get("db_levels") or {}})
@@ -73,7 +74,7 @@ CHAOS_LOOK_UPS = (
 )
 
 
-def sql(summary: dict) -> dict:
+def sql(summary: Summary) -> dict:
     found = summary.get("sql") or {}
     if "top" not in found:
         return section("sql", "SQL statements", text("The statement digests were not read in this run."))

@@ -3,6 +3,7 @@ the test setup (what ran, on what, from which commit).
 """
 
 from locustfiles.suite.core.blocks import DASH, cell, fmt, section, table, text
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 
@@ -12,7 +13,7 @@ def threshold_name(check: dict) -> str:
     return check["threshold"] + (f" ({check['scope']})" if check.get("scope") else "")
 
 
-def _broken(summary: dict, broken: list[str]) -> list[str]:
+def _broken(summary: Summary, broken: list[str]) -> list[str]:
     """The broken thresholds under the badge; a capacity run's are those of the step that ended
     it, which is what it measures, not a failure."""
     if "capacity_rpm" in summary and broken and (row := results.broke_row(summary)):
@@ -20,14 +21,14 @@ def _broken(summary: dict, broken: list[str]) -> list[str]:
     return [f"threshold {b} broken" for b in broken]
 
 
-def database_at_start(summary: dict) -> str | None:
+def database_at_start(summary: Summary) -> str | None:
     start = (summary.get("config") or {}).get("database_at_start")
     if not start:
         return None
     return f"{start['preloaded_purchases']:,} preloaded purchases; {fmt(start['size_mb'])} MB on disk"
 
 
-def header(summary: dict) -> dict:
+def header(summary: Summary) -> dict:
     """Title, when, how long, and the verdict with every reason it failed."""
     verdict = summary["verdict"]
     broken = [
@@ -50,7 +51,7 @@ def header(summary: dict) -> dict:
     }
 
 
-def provenance(summary: dict) -> dict:
+def provenance(summary: Summary) -> dict:
     """What ran, on what, from which commit: small key/value tables."""
     found = summary.get("provenance")
     if not found:
@@ -96,7 +97,7 @@ def provenance(summary: dict) -> dict:
     )
 
 
-def _load_rows(summary: dict, load: dict) -> list[list]:
+def _load_rows(summary: Summary, load: dict) -> list[list]:
     """What made the load, in the terms the run's model uses: an open model's arrivals come at
     the target rate whatever the users do (no think time; its users are only a pool that sends
     them), a closed model's users repeat their tasks; edX's client brings its own."""
@@ -134,7 +135,7 @@ def _load_rows(summary: dict, load: dict) -> list[list]:
     ]
 
 
-def _spawn(summary: dict, load: dict) -> list:
+def _spawn(summary: Summary, load: dict) -> list:
     """How the users started: at the spawn rate asked for when they were set by hand (the web
     UI's form, Locust's -u and -r: the manual profile), else as the profile's load shape starts
     each step's users (all within a second)."""

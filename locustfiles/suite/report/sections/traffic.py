@@ -2,9 +2,13 @@
 and where the order request's time went.
 """
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.blocks import cell, figure_cell, fmt, image, section, table, text
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
+from locustfiles.suite.core.summary import OverallRow, Row, Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures.results import thin
 from locustfiles.suite.figures.time_split import TIME_SPLIT, time_split
@@ -21,23 +25,23 @@ FROM_SCHEDULE_NOTE = (
 )
 
 
-def percentile_cells(row: dict, keys=PERCENTILE_KEYS) -> list[dict]:
+def percentile_cells(row: Mapping[str, Any], keys=PERCENTILE_KEYS) -> list[dict]:
     return [figure_cell(row, k) for k in keys]
 
 
-def from_schedule_cell(row: dict, key: str = "p95") -> dict:
+def from_schedule_cell(row: Mapping[str, Any], key: str = "p95") -> dict:
     """An open-model row's percentile from the schedule, marked thin as its samples say."""
     found = row.get("from_schedule") or {}
     value = found.get(key)
     return cell(value, "num", "thin" if value is not None and key in thin(found["samples"]) else None)
 
 
-def has_thin(rows: list[dict]) -> bool:
+def has_thin(rows: Sequence[Mapping[str, Any]]) -> bool:
     """Whether a percentile of the rows, their p95 from the schedule too, is marked thin (†)."""
     return any(row.get("thin") or from_schedule_cell(row)["mark"] for row in rows)
 
 
-def with_whole_run(summary: dict) -> list[dict]:
+def with_whole_run(summary: Summary) -> Sequence[OverallRow]:
     """The steps' rows and the whole run's ("all"); a run of one step has no other row: its
     step is the whole run (a warm-up is in neither)."""
     rows = summary["steps"]
@@ -47,7 +51,7 @@ def with_whole_run(summary: dict) -> list[dict]:
 STEP_HEADERS = ["step", "users", "target RPM", "RPS", "RPM", "requests", "failures", "missed"]
 
 
-def step_table(rows: list[dict], scheduled: bool) -> dict:
+def step_table(rows: Sequence[Mapping[str, Any]], scheduled: bool) -> dict:
     """The order endpoint's rows; in an open-model run (``scheduled``) with the p95 from the
     schedule beside p95."""
     at = len(STEP_HEADERS) + PERCENTILE_KEYS.index("p95") + 1
@@ -63,7 +67,7 @@ def step_table(rows: list[dict], scheduled: bool) -> dict:
     return table(headers, lines, notes)
 
 
-def steps(summary: dict) -> dict:
+def steps(summary: Summary) -> dict:
     """The order endpoint, one row per step and one for the whole run, and its plot."""
     rows = with_whole_run(summary)
     scheduled = "from_schedule" in summary["overall"]  # an open-model run
@@ -93,7 +97,7 @@ def steps(summary: dict) -> dict:
     )
 
 
-def timeline(summary: dict) -> dict:
+def timeline(summary: Summary) -> dict:
     found = summary.get("timeline")
     if not found or not found.get("points"):
         return section("timeline", "Over time", text("No timeline was recorded for this run."))
@@ -109,7 +113,7 @@ def timeline(summary: dict) -> dict:
     )
 
 
-def endpoints(summary: dict) -> dict:
+def endpoints(summary: Summary) -> dict:
     """Every endpoint, per step and for the whole run, with its sample counts."""
     keys = ["p50", "p75", "p95", "p99", "p100"]
     rows, thin = [], False
@@ -143,7 +147,7 @@ def endpoints(summary: dict) -> dict:
     )
 
 
-def _error_rows(name: str, row: dict) -> list[list]:
+def _error_rows(name: str, row: Row) -> list[list]:
     """An endpoint's failures by status; a status's JSON refusals (503 or 429) on rows of their
     own, named by their error code: "503 shed (overloaded)", "503 refused (pool_exhausted)"."""
     rows = []
@@ -158,7 +162,7 @@ def _error_rows(name: str, row: dict) -> list[list]:
     return rows
 
 
-def errors(summary: dict) -> dict:
+def errors(summary: Summary) -> dict:
     status_rows = [
         line
         for name, row in (summary["overall"].get("endpoints") or {}).items()
@@ -180,7 +184,7 @@ def errors(summary: dict) -> dict:
     )
 
 
-def time_split_section(summary: dict) -> dict | None:
+def time_split_section(summary: Summary) -> dict | None:
     splits = [(row, time_split(row)) for row in summary["steps"]]
     if not any(split for _, split in splits):
         return None

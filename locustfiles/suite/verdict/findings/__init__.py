@@ -11,6 +11,7 @@ is missing. Levels: "problem" (the run failed or its figures cannot be trusted),
 What a real change is (the noise floor) is verdict/noise.py's, shared with the comparisons.
 """
 
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.verdict.findings.machine import (
     NEAR_FULL_CORE,
     busiest_process_findings,
@@ -46,7 +47,7 @@ __all__ = [
 LEVELS = ("problem", "warning", "info")
 
 
-def findings(summary: dict) -> list[dict]:
+def findings(summary: Summary) -> list[dict]:
     """[{"level", "text"}], problems first."""
     found = [
         *verdict_findings(summary),
@@ -68,7 +69,7 @@ def findings(summary: dict) -> list[dict]:
     return _ranked(found)
 
 
-def so_far(summary: dict) -> list[dict]:
+def so_far(summary: Summary) -> list[dict]:
     """The findings a running run's rows already support (its steps that ended, and the run so
     far as "overall"): those read from the steps and the run's endpoints alone, problems first.
     The rest need what only the end has (the audit, the verdict, the readings of the run)."""

@@ -2,6 +2,7 @@
 busiest process, a shared machine, CPU per purchase, statements without an index, percentiles
 on too few samples, missed arrivals, purchases sent later than their arrivals were due."""
 
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural, shorten
 from locustfiles.suite.figures.cpu import machine_cores
 from locustfiles.suite.verdict.findings.words import finding, ms
@@ -28,11 +29,12 @@ def load_generator(rows: list[dict]) -> dict:
     }
 
 
-def load_generator_findings(summary: dict) -> list[dict]:
+def load_generator_findings(summary: Summary) -> list[dict]:
     generator = summary.get("load_generator")
-    if not generator or generator.get("peak_cpu_percent") is None:
+    peak = generator.get("peak_cpu_percent") if generator else None
+    if not generator or peak is None:
         return [finding("warning", "The load generator's CPU was not measured in this run.")]
-    peak, process = generator["peak_cpu_percent"], generator.get("process") or "Locust"
+    process = generator.get("process") or "Locust"
     if generator.get("saturated") or peak >= NEAR_FULL_CORE:
         return [
             finding(
@@ -51,7 +53,7 @@ def load_generator_findings(summary: dict) -> list[dict]:
     ]
 
 
-def busiest_process_findings(summary: dict) -> list[dict]:
+def busiest_process_findings(summary: Summary) -> list[dict]:
     """The busiest server process group and its share of a core; the host's cores if known."""
     peaks = [
         (cpu, group, row)
@@ -85,13 +87,11 @@ def busiest_process_findings(summary: dict) -> list[dict]:
     return [finding(level, text + ".")]
 
 
-def shared_machine_findings(summary: dict) -> list[dict]:
+def shared_machine_findings(summary: Summary) -> list[dict]:
     """Whether something outside the stack and Locust took a real share of the machine's CPU
     (the kernel's own work for the traffic, a profiler, another job on the machine)."""
     cores = machine_cores(summary)
-    others = [
-        (row["other_cpu_percent"], row) for row in summary.get("steps", []) if row.get("other_cpu_percent")
-    ]
+    others = [(other, row) for row in summary.get("steps", []) if (other := row.get("other_cpu_percent"))]
     if not cores or not others:
         return []
     other, row = max(others, key=lambda o: o[0])
@@ -108,7 +108,7 @@ def shared_machine_findings(summary: dict) -> list[dict]:
     ]
 
 
-def cpu_findings(summary: dict) -> list[dict]:
+def cpu_findings(summary: Summary) -> list[dict]:
     """The run's CPU per purchase: the services' total and split, Locust's and the machine's."""
     figures = summary.get("cpu_ms_per_purchase")
     if not figures:
@@ -140,7 +140,7 @@ def cpu_findings(summary: dict) -> list[dict]:
 SMALL_READ_ROWS = 100
 
 
-def index_findings(summary: dict) -> list[dict]:
+def index_findings(summary: Summary) -> list[dict]:
     sql = summary.get("sql")
     if not sql or "no_index" not in sql:
         return [
@@ -173,7 +173,7 @@ def index_findings(summary: dict) -> list[dict]:
     ]
 
 
-def thin_findings(summary: dict) -> list[dict]:
+def thin_findings(summary: Summary) -> list[dict]:
     """Percentiles of the order endpoint resting on fewer than 5 samples above them."""
     rows = [r for r in summary.get("steps", []) if r.get("thin")]
     if not rows:
@@ -191,7 +191,7 @@ def thin_findings(summary: dict) -> list[dict]:
     ]
 
 
-def missed_findings(summary: dict) -> list[dict]:
+def missed_findings(summary: Summary) -> list[dict]:
     overall = summary.get("overall") or {}
     missed, arrivals = overall.get("missed") or 0, overall.get("arrivals") or 0
     if not missed or not arrivals:
@@ -205,13 +205,14 @@ def missed_findings(summary: dict) -> list[dict]:
     ]
 
 
-def from_schedule_findings(summary: dict) -> list[dict]:
+def from_schedule_findings(summary: Summary) -> list[dict]:
     """The steps whose purchases' p95 measured from their arrivals' due times exceeds their p95
     from when they were sent by more than the noise floor: the purchases waited for a free user
     or a busy Locust process before they were sent (coordinated omission)."""
     apart = []
     for row in summary.get("steps", []):
-        change = delta(row.get("p95"), (row.get("from_schedule") or {}).get("p95"))
+        schedule = row.get("from_schedule")
+        change = delta(row.get("p95"), schedule.get("p95") if schedule else None)
         if change["significant"] and change["ms"] > 0:
             apart.append(f"{label(row)} {ms(change['b'])} against {ms(change['a'])} ({change['ms']:+g} ms)")
     if not apart:
@@ -228,7 +229,7 @@ def from_schedule_findings(summary: dict) -> list[dict]:
     ]
 
 
-def shed_machine_findings(summary: dict) -> list[dict]:
+def shed_machine_findings(summary: Summary) -> list[dict]:
     """Whether a shed request came in a second the machine had CPU to spare
     (figures/shed_seconds.py): the services refusing work the machine could still do."""
     found = summary.get("shed_by_machine")
@@ -239,8 +240,7 @@ def shed_machine_findings(summary: dict) -> list[dict]:
     per = "second" if seconds == 1 else f"{seconds:g}-second bucket"
     unread = found.get("unmeasured") or 0
     unread_text = f"; {plural(unread, 'shed request')} came when the machine was not read" if unread else ""
-    if found["with_cpu_to_spare"]:
-        first = found["first_with_cpu_to_spare"]
+    if found["with_cpu_to_spare"] and (first := found["first_with_cpu_to_spare"]):
         many = plural(found["seconds_with_cpu_to_spare"], per)
         return [
             finding(

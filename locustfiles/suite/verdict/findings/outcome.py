@@ -4,13 +4,14 @@ model, where p95 rose, what failed, and what the audit found."""
 from collections import Counter
 
 from locustfiles.suite.core import refusals, thresholds
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import ceiling
 from locustfiles.suite.verdict.findings.words import finding, metric_value, ms
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 
-def verdict_findings(summary: dict) -> list[dict]:
+def verdict_findings(summary: Summary) -> list[dict]:
     """Each broken threshold with the steps that broke it, and every other reason to fail."""
     verdict = summary.get("verdict") or {}
     out = []
@@ -48,7 +49,7 @@ def verdict_findings(summary: dict) -> list[dict]:
     return out
 
 
-def warm_up_findings(summary: dict) -> list[dict]:
+def warm_up_findings(summary: Summary) -> list[dict]:
     """What the warm-up measured, and that nothing was judged on it."""
     warm = summary.get("warm_up")
     if not warm:
@@ -71,7 +72,7 @@ def warm_up_findings(summary: dict) -> list[dict]:
     return [finding("info", text)]
 
 
-def capacity_findings(summary: dict) -> list[dict]:
+def capacity_findings(summary: Summary) -> list[dict]:
     if "capacity_rpm" not in summary:
         return []
     capacity = summary["capacity_rpm"]
@@ -160,7 +161,7 @@ def scalability_sentence(model: dict) -> str:
     return " ".join([text + ".", *caveats])
 
 
-def p95_findings(summary: dict) -> list[dict]:
+def p95_findings(summary: Summary) -> list[dict]:
     """Where the order endpoint's p95 rose: first to last soak bucket, or step to step."""
     trend = summary.get("trend")
     if trend and trend.get("p95_first") is not None:
@@ -205,7 +206,7 @@ def p95_findings(summary: dict) -> list[dict]:
     return [finding("warning" if overall["ms"] > 0 and overall["significant"] else "info", text + ".")]
 
 
-def error_findings(summary: dict) -> list[dict]:
+def error_findings(summary: Summary) -> list[dict]:
     endpoints = (summary.get("overall") or {}).get("endpoints") or {}
     if not endpoints:
         return []
@@ -250,7 +251,7 @@ def error_findings(summary: dict) -> list[dict]:
     ]
 
 
-def audit_findings(summary: dict) -> list[dict]:
+def audit_findings(summary: Summary) -> list[dict]:
     audit = summary.get("audit") or {}
     if audit.get("error"):
         return [finding("problem", f"The audit could not check the orders: {audit['error']}.")]
