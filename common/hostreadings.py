@@ -195,8 +195,9 @@ class Sources:
         """({group: pids}, notes): the pids of each group, and what could not be found."""
         found: dict[str, list[int]] = {}
         notes = []
-        if self.supervisord_pid is not None or self.supervisord_pidfile is not None:
-            root = self.supervisord_pid or read_pidfile(self.supervisord_pidfile)
+        pidfile = self.supervisord_pidfile
+        if self.supervisord_pid is not None or pidfile is not None:
+            root = self.supervisord_pid or (read_pidfile(pidfile) if pidfile is not None else None)
             if root is None or root not in table:
                 notes.append(f"supervisord is not running ({self.supervisord_pidfile or root})")
             else:
@@ -264,6 +265,7 @@ def allowed(address: str, networks) -> bool:
 
 
 class Handler(BaseHTTPRequestHandler):
+    server: "ReadingsServer"  # the one server this handler is made for (its allowed, sources)
     server_version = "hostreadings/1"
     sys_version = ""
 

@@ -240,7 +240,9 @@ def request(
         sock.settimeout(timeout)
         try:
             sock.sendall(data)
-            response = HTTPSocketPoolResponse(sock, connections, method=method)
+            # _Connections is no ConnectionPool: it has the two methods the parser calls on one
+            # (return_socket, release_socket), which is all the response needs.
+            response = HTTPSocketPoolResponse(sock, connections, method=method)  # type: ignore[arg-type]
             content = response.read()
         except TimeoutError as exc:
             sock.close()

@@ -117,7 +117,7 @@ def insert_all(instances, returning_ids: bool = True) -> None:
     without, the instances stay without one. No model signals are sent, as for bulk_create."""
     if not instances:
         return
-    model = type(instances[0])
+    model: type = type(instances[0])
     if any(type(instance) is not model for instance in instances):
         raise ValueError("insert_all takes instances of one model")
     fields = _insert_fields(model)
@@ -132,5 +132,5 @@ def insert_all(instances, returning_ids: bool = True) -> None:
                 raise RuntimeError(f"{len(instances)} rows inserted, {len(ids)} ids returned")
     for index, instance in enumerate(instances):
         if returning_ids:
-            setattr(instance, model._meta.pk.attname, ids[index])
+            setattr(instance, instance._meta.pk.attname, ids[index])
         instance._state.adding, instance._state.db = False, connection.alias

@@ -245,7 +245,7 @@ def waiting_on_another_service() -> Iterator[None]:
     try:
         yield
     finally:
-        if paused:
+        if paused and slot is not None:
             slot.resume()
 
 

@@ -70,4 +70,4 @@ def read(where: Path, pid: int) -> int | None:
         if data == last:
             break
         last = data
-    return int.from_bytes(last, "little")
+    return int.from_bytes(data, "little")  # the last reading: the loop ends on it

@@ -21,7 +21,7 @@ class Error:
 
 
 def body(code: str, message: str, fields: dict | None = None, **extra) -> dict:
-    answer = {"error": code, "message": message}
+    answer: dict = {"error": code, "message": message}
     if fields:
         answer["fields"] = fields
     answer.update(extra)

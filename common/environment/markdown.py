@@ -12,6 +12,8 @@ HELP_SECTIONS = ("Load runs", "Thresholds and the noise floor", "Chaos timings")
 def _shown(variable_: Variable) -> str:
     if variable_.shown is not None:
         shown = variable_.shown
+    elif variable_.default is None:
+        raise ValueError(f"{variable_.name} has no default and says nothing to show for one")
     else:
         text = variable_.default.replace("{ROOT}/", "")
         shown = "`" + PLACEHOLDER.sub(lambda m: "$" + m.group(1), text) + "`"

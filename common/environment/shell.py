@@ -30,6 +30,8 @@ def shell_word(template: str) -> str:
 
 def shell_line(variable_: Variable) -> str:
     """``export NAME=${NAME:-default}``: the environment's value if set and not empty."""
+    if variable_.default is None:
+        raise ValueError(f"{variable_.name} has no default to export")
     return f"export {variable_.name}=${{{variable_.name}:-{shell_word(variable_.default)}}}"
 
 
