@@ -35,7 +35,8 @@ def _type(annotation: Any, definitions: dict[str, dict], closed: tuple[type, ...
     raise TypeError(f"no JSON Schema for {annotation!r}")
 
 
-def _reference(typed: type, definitions: dict[str, dict], closed: tuple[type, ...]) -> dict:
+def _reference(typed: Any, definitions: dict[str, dict], closed: tuple[type, ...]) -> dict:
+    # typed is a TypedDict class: no static type names one, nor its __required_keys__.
     name = typed.__name__
     if name not in definitions:
         definitions[name] = {}  # a placeholder: a type that refers to itself stops here

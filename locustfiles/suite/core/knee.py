@@ -83,9 +83,12 @@ class KneeSearch:
     def next_steps(self) -> list[Step]:
         """The probe half-way across the interval, then the rate that held, held while the
         probe is judged (as long as a step: the search cuts it short)."""
+        lower, upper = self.lower, self.upper
+        if lower is None or upper is None:
+            raise RuntimeError("no interval to probe: the climb has not both held and broken")
         self.probes += 1
-        probe = round((self.lower + self.upper) / 2)
+        probe = round((lower + upper) / 2)
         return [
             Step(0, 0, self.step_seconds, target_rpm=probe, label=f"probe {probe:g} RPM"),
-            Step(0, 0, hold_seconds(self.grace), target_rpm=self.lower, judged=False),
+            Step(0, 0, hold_seconds(self.grace), target_rpm=lower, judged=False),
         ]

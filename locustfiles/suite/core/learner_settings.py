@@ -43,11 +43,11 @@ def load_settings(env: Mapping[str, str]) -> dict:
 
 
 def _weight(env: Mapping[str, str], name: str) -> int:
-    return setting(name).parse(raw(name, env).strip())
+    return setting(name).parse((raw(name, env) or "").strip())
 
 
 def _seconds(env: Mapping[str, str], name: str) -> float:
-    return setting(name).parse(raw(name, env).strip())
+    return setting(name).parse((raw(name, env) or "").strip())
 
 
 def paid_arrival(index: int, weights: Mapping[str, int]) -> bool:

@@ -22,8 +22,10 @@ SPAWN_SECONDS = 2  # open model: Locust's shape ticks every second, then spawns 
 @dataclass(frozen=True)
 class Step:
     index: int
-    start: int  # seconds after t0
-    seconds: int
+    # Seconds after t0, and for how long: whole in a plan made ahead; a recorded plan's last step
+    # ends when the run stopped.
+    start: float
+    seconds: float
     users: int | None = None  # closed model
     target_rpm: float | None = None  # open model
     fault: str | None = None  # chaos: the fault injected during this step
@@ -34,7 +36,7 @@ class Step:
     judged: bool = True
 
     @property
-    def end(self) -> int:
+    def end(self) -> float:
         return self.start + self.seconds
 
     @property
@@ -83,7 +85,7 @@ class Plan:
         return len(self.measured)
 
     @property
-    def seconds(self) -> int:
+    def seconds(self) -> float:
         return self.steps[-1].end if self.steps else 0
 
     @property
@@ -272,7 +274,7 @@ class ArrivalClock:
     def claim_arrival(self, now: float) -> tuple[int | None, float | None, list[float]]:
         """claim(), with the arrival's index in the whole plan first (the learners' mix decides
         by it which journey the arrival takes); None when the plan is over."""
-        missed = []
+        missed: list[float] = []
         while True:
             k = self.worker_index + self.taken * self.worker_count
             offset = self.plan.arrival_offset(k)

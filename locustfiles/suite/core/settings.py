@@ -18,6 +18,7 @@ Standard library and ``common`` only (the catalogue's layer).
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from common.environment import default, given
 from common.environment.names import hint
@@ -79,7 +80,9 @@ class Setting:
             value = int(word) if whole else float(word)
         except ValueError:
             raise SettingError(self.name, f"expects {self.expects(several)}; got {text!r}") from None
-        if not math.isfinite(value) or not self.low <= value <= self.high:
+        low = -math.inf if self.low is None else self.low  # None: no bound that way
+        high = math.inf if self.high is None else self.high
+        if not math.isfinite(value) or not low <= value <= high:
             raise SettingError(self.name, f"expects {self.expects(several)}; got {text!r}")
         return value
 
@@ -182,7 +185,7 @@ def parse(
     return RunSettings(profile, texts, values)
 
 
-def _check_size(values: Mapping[str, object]) -> None:
+def _check_size(values: Mapping[str, Any]) -> None:
     """The plans that a few numbers make large (soak's buckets, capacity's climb), counted."""
     hours, bucket = values.get("HOURS"), values.get("BUCKET_SECONDS")
     if hours is not None and bucket is not None and hours * 3600 / bucket > MAX_STEPS:
@@ -194,7 +197,13 @@ def _check_size(values: Mapping[str, object]) -> None:
         )
     start, step, top = (values.get(name) for name in ("RPM_START", "RPM_STEP", "RPM_MAX"))
     listed = isinstance(values.get("RPM"), list) and len(values["RPM"]) > 1
-    if None not in (start, step, top) and not listed and (top - start) / step > MAX_STEPS:
+    if (
+        not listed
+        and start is not None
+        and step is not None
+        and top is not None
+        and (top - start) / step > MAX_STEPS
+    ):
         raise SettingError(
             "RPM_STEP",
             f"from {start:g} to {top:g} by {step:g} makes more than {MAX_STEPS} steps: give a larger step",
