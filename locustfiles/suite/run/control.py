@@ -186,7 +186,7 @@ def netloc(url: str) -> str:
 
 
 def host_name(host: str) -> str:
-    """The name in a Host header ("127.0.0.1:8089", "[::1]:8089"), lower case."""
+    """The name in a Host header ("127.0.0.1:PORT", "[::1]:PORT"), lower case."""
     try:
         return urlsplit(f"//{host}").hostname or ""
     except ValueError:
