@@ -144,7 +144,9 @@ def run_environment(base: Mapping[str, str], form: Mapping[str, str]) -> tuple[s
     for field in fields({}):
         value = str(form.get(field.name, "")).strip()
         if len(value) > MAX_VALUE_CHARS:
-            raise ValueError(f"{field.name} is longer than {MAX_VALUE_CHARS} characters")
+            if field.name in SETTINGS:  # its own words: what it expects, and the length it got
+                SETTINGS[field.name].parse(value, several=True)
+            raise SettingError(field.name, f"expects at most {MAX_VALUE_CHARS} characters; got {len(value)}")
         if value:
             env[field.name] = value
         else:

@@ -115,5 +115,10 @@ def test_an_empty_field_takes_the_picked_profiles_default():
 
 
 def test_a_value_longer_than_a_make_variable_needs_is_refused():
-    with pytest.raises(ValueError, match="USERS is longer than 200 characters"):
+    with pytest.raises(
+        ValueError,
+        match="^USERS: expects up to 100 whole numbers of users, each from 1 to 10000; got 201 characters$",
+    ):
         start_form.run_environment({}, {"PROFILE": "ramp", "USERS": "1 " * 101})
+    with pytest.raises(ValueError, match="^PROFILE: expects at most 200 characters; got 300$"):
+        start_form.run_environment({}, {"PROFILE": "r" * 300})
