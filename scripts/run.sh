@@ -52,7 +52,7 @@ cat <<INFO
   Its login           $login
   Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
                       a profile picked under Custom parameters, $VAR_DIR/runs/<time>-<profile>/;
-                      the latest: http://127.0.0.1:$LOCUST_PORT/suite/report
+                      the machine's latest, whatever ran it: http://127.0.0.1:$LOCUST_PORT/suite/report
 
 Press Ctrl-C to stop.
 INFO

@@ -97,6 +97,12 @@ def by_name(runs_dir: Path, name: str) -> Path | None:
     return next((Path(runs_dir) / r["run"] for r in listed(runs_dir) if r["run"] == name), None)
 
 
+def latest(runs_dir: Path) -> Path | None:
+    """The folder of this machine's newest run with a report, whatever started it (make
+    <profile>, make run's form or a swarm stopped by hand), or None."""
+    return next((Path(runs_dir) / r["run"] for r in listed(runs_dir) if r.get("report")), None)
+
+
 def sections(lines: list[dict], link) -> list[dict]:
     """The Runs page: one table of every run, its name linking to its report (``link(name)``)."""
     if not lines:

@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
         print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
         if login:  # the password's file, never its value
             print(f"Its login: user {WEB_OPERATOR}, the password in {get('WEB_LOGIN_PASSWORD_FILE', env)}")
-        print("The latest report: /suite/report in the web UI", flush=True)
+        print("The machine's latest report (any run's): /suite/report in the web UI", flush=True)
     return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
 
 

@@ -96,7 +96,7 @@ class KeptRun(LoadRun):
         self.balancer = balancer.BalancerStats.from_env(self.env)
         if self.environment.web_ui:  # the latest report, every run, two compared; the live tabs
             runs_dir = run_folders.runs(get("VAR_DIR", self.env))
-            webpages.add(self.environment.web_ui.app, runs_dir, lambda: self.run_dir)
+            webpages.add(self.environment.web_ui.app, runs_dir)
             groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
             webpages.add_live(self.environment.web_ui, self.live_state, groups, runs_dir)
             if hooks.OFFERED["learners"]:  # make run's: any profile from the start form

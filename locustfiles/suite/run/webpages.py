@@ -1,6 +1,7 @@
-"""The suite's pages in Locust's web UI (the master's, or the local runner's): the latest run's
-report, every run of this machine with its report, and two runs compared as make compare
-shows them. Read-only; a run is found by its name in the listing, never by a path it was given.
+"""The suite's pages in Locust's web UI (the master's, or the local runner's): the report of
+this machine's latest run (whatever started it: this UI or a headless make <profile>), every run
+of this machine with its report, and two runs compared as make compare shows them. Read-only; a
+run is found by its name in the listing, never by a path it was given.
 A page is HTML of the suite's own (names in it escaped by its templates) under a policy that
 lets it load nothing but its own styles and inlined plots, and never be framed; what a page
 says when it has nothing to show is plain text, whatever name it repeats.
@@ -29,11 +30,13 @@ PAGE_POLICY = (
 )
 
 
-def add(app: Flask, runs_dir: Path, latest: Callable[[], Path | None]) -> None:
+def add(app: Flask, runs_dir: Path) -> None:
     @app.route("/suite/report")
     def suite_report():
-        """The latest report (this process's run)."""
-        return _report(latest(), "No report yet: start a test and stop it (or let the profile finish).")
+        """The report of the newest run under ``runs_dir``, whatever started it: what make run's
+        banner calls the latest."""
+        missing = "No report yet on this machine: start a test and stop it (or let the profile finish)."
+        return _report(runs.latest(runs_dir), missing)
 
     @app.route(RUNS)
     def suite_runs():

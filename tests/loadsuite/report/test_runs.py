@@ -37,7 +37,7 @@ def runs_dir(tmp_path):
 @pytest.fixture
 def client(runs_dir):
     app = Flask(__name__)
-    webpages.add(app, runs_dir, lambda: runs_dir / NEWER)
+    webpages.add(app, runs_dir)
     return app.test_client()
 
 
@@ -123,15 +123,24 @@ def test_the_suites_pages_load_nothing_but_their_own_and_are_never_framed(client
         assert policy["img-src"] == "data:" and "script-src" not in policy, path  # no script at all
 
 
-def test_the_latest_report_is_the_runs_own(client, runs_dir):
+def test_the_latest_report_is_the_newest_run_with_one(client, runs_dir):
+    # the newest folder (the smoke's) has an unreadable summary and no report: the one before
     assert (
         client.get("/suite/report").get_data(as_text=True) == (runs_dir / NEWER / "report.html").read_text()
     )
 
 
+def test_the_latest_report_is_the_machines_whatever_started_it(client, runs_dir):
+    """Issue 43, item 6: a headless make <profile> that ended after this UI's run is the latest."""
+    headless = runs_dir / "20261127-140000-soak"
+    planted_run(headless, 5)
+    (runs_dir / "20261127-150000-manual").mkdir()  # a run under way: no summary, no report yet
+    assert client.get("/suite/report").get_data(as_text=True) == (headless / "report.html").read_text()
+
+
 def test_no_run_yet_says_how_to_start_one(tmp_path):
     app = Flask(__name__)
-    webpages.add(app, tmp_path / "runs", lambda: None)
+    webpages.add(app, tmp_path / "runs")
     assert "No run yet" in app.test_client().get("/suite/runs").get_data(as_text=True)
     assert app.test_client().get("/suite/report").status_code == 404
 
