@@ -4,7 +4,9 @@ of this machine with its report, and two runs compared as make compare shows the
 run is found by its name in the listing, never by a path it was given.
 A page is HTML of the suite's own (names in it escaped by its templates) under a policy that
 lets it load nothing but its own styles and inlined plots, and never be framed; what a page
-says when it has nothing to show is plain text, whatever name it repeats.
+says when it has nothing to show is plain text, whatever name it repeats. Locust's own page
+loads one script of the suite's (static/suite-ui.js): its tabs' addresses become links, its
+custom parameters' labels their names as written.
 
 And the live tabs (report/live.py), through Locust's own extension points: the tabs and their
 columns in the page's template arguments, their rows in the ``extended_stats`` of every
@@ -22,6 +24,9 @@ from common.environment import get
 from locustfiles.suite.report import compare, live, runs
 
 RUNS, COMPARE = "/suite/runs", "/suite/compare"
+INDEX = "locust.index"  # the endpoint of Locust's own page (its blueprint's "/")
+SCRIPT = "/suite/ui.js"  # the suite's touches to Locust's page: static/suite-ui.js
+SCRIPT_FILE = Path(__file__).with_name("static") / "suite-ui.js"
 STATS = "/stats/requests"  # what Locust's page polls
 BUDGET = 0.01  # of one core, at most, for the live tabs (issue 31 asks under 2 % at 6000 RPM)
 PAGE_POLICY = (
@@ -37,6 +42,20 @@ def add(app: Flask, runs_dir: Path) -> None:
         banner calls the latest."""
         missing = "No report yet on this machine: start a test and stop it (or let the profile finish)."
         return _report(runs.latest(runs_dir), missing)
+
+    @app.route(SCRIPT)
+    def suite_ui_js():
+        return Response(SCRIPT_FILE.read_bytes(), mimetype="text/javascript")
+
+    @app.after_request
+    def with_script(response: Response) -> Response:
+        """Locust's page, loading the suite's script (its tabs' addresses as links, its labels
+        as the fields' names): the page's policy (run/control.py) lets it load its own."""
+        if request.endpoint != INDEX or response.mimetype != "text/html" or response.direct_passthrough:
+            return response
+        html = response.get_data(as_text=True)
+        response.set_data(html.replace("</head>", f'<script defer src="{SCRIPT}"></script></head>', 1))
+        return response
 
     @app.route(RUNS)
     def suite_runs():

@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from flask import Flask
+from flask import Blueprint, Flask
 
 from locustfiles.suite import report
 from locustfiles.suite.core import blocks
@@ -136,6 +136,22 @@ def test_the_latest_report_is_the_machines_whatever_started_it(client, runs_dir)
     planted_run(headless, 5)
     (runs_dir / "20261127-150000-manual").mkdir()  # a run under way: no summary, no report yet
     assert client.get("/suite/report").get_data(as_text=True) == (headless / "report.html").read_text()
+
+
+def test_locusts_page_loads_the_suites_script_and_no_other_page_does(runs_dir):
+    """Issue 43, item 6: addresses in the tabs as links, labels as written (static/suite-ui.js)."""
+    app = Flask(__name__)
+    locust = Blueprint("locust", __name__)  # Locust's own blueprint and its page's endpoint
+    locust.add_url_rule("/", "index", lambda: "<html><head><title>L</title></head><body></body></html>")
+    app.register_blueprint(locust)
+    webpages.add(app, runs_dir)
+    client = app.test_client()
+    tag = f'<script defer src="{webpages.SCRIPT}"></script></head>'
+    assert tag in client.get("/").get_data(as_text=True)
+    assert "<script" not in client.get("/suite/runs").get_data(as_text=True)
+    script = client.get(webpages.SCRIPT)
+    assert script.status_code == 200 and script.mimetype == "text/javascript"
+    assert "innerHTML" not in script.get_data(as_text=True)  # text and attributes only
 
 
 def test_no_run_yet_says_how_to_start_one(tmp_path):
