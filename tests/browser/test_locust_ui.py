@@ -187,6 +187,21 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
         fmt(summary["overall"]["requests"]),
     )
     assert newest["report"] == report
+    # Issue 43, item 6: the address is a link; one click opens the report.
+    page.get_by_role("link", name=report, exact=True).click()
+    expect(page).to_have_url(locust_ui.url + report)
+    expect(page).to_have_title(re.compile(r"^Load test report"))
+
+
+def test_a_custom_parameters_label_is_its_name_as_written(locust_ui, page, screenshot):
+    """Issue 43, item 6: Locust's page would split EDX2015_WAIT_SCALE at its digits."""
+    page.goto(locust_ui.url)
+    page.get_by_text("Custom parameters").click()
+    field = page.locator("input[name=EDX2015_WAIT_SCALE]")
+    label = page.locator(f"label[for='{field.get_attribute('id')}']")
+    expect(label).to_have_text(re.compile(r"^EDX2015_WAIT_SCALE \(read by edx2015: "))
+    field.scroll_into_view_if_needed()
+    screenshot(page, "label")
 
 
 def newest_run(stack: dict, profile: str) -> Path | None:
