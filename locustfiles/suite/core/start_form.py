@@ -7,8 +7,9 @@ A field is named as the make variable it sets (RPM, DURATION, ...), so one field
 profile that takes that variable, as on the command line; left empty it takes the picked
 profile's default, which its help text names for each profile. A profile with a client of its
 own (edx2015) adds the client's settings it names (LOCUST_TASK_SET, ...), empty: the table's
-default. Locust's form lists its custom parameters all at once, so the help says which
-profiles read a field.
+default. Locust's form lists its custom parameters all at once; the page's script shows the
+picked profile's only (read_by, run/static/suite-ui.js), and the help says which profiles
+read a field for a page without it.
 
 Standard library and ``common`` only (the catalogue's layer): every Locust process builds the
 form's arguments.
@@ -121,6 +122,16 @@ def fields(env: Mapping[str, str]) -> list[Field]:
         help_text = thresholds_help() if name == "THRESHOLDS" else SHARED_HELP[name]
         out.append(Field(name, _shared_default(name, env), help_text))
     return out
+
+
+def read_by() -> dict[str, list[str]]:
+    """Each profile's fields: the profile, its sizes and its client's settings, then the shared
+    ones (manual has no sizes: its users and ramp-up are Locust's own fields)."""
+    own: dict[str, list[str]] = {MANUAL: []}
+    for name in RUNNABLE:
+        profile = get(name)
+        own[name] = list(dict.fromkeys([*profile.defaults, *profile.client_settings]))
+    return {name: ["PROFILE", *names, *SHARED] for name, names in own.items()}
 
 
 def _shared_default(name: str, env: Mapping[str, str]) -> str:

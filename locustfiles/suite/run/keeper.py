@@ -100,7 +100,7 @@ class KeptRun(LoadRun):
             groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
             webpages.add_live(self.environment.web_ui, self.live_state, groups, runs_dir)
             if hooks.OFFERED["learners"]:  # make run's: any profile from the start form
-                start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui.app)
+                start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui)
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 

@@ -53,7 +53,10 @@ class StartForm:
         self.client = FreshLocustfile("EDX2015_LOCUSTFILE")  # edx2015's: the 2015 client
         self.recording = None  # the client's order-number listener, while its run is set up
 
-    def attach(self, app) -> None:
+    def attach(self, web_ui) -> None:
+        # The page's script (run/static/suite-ui.js) shows the picked profile's fields only.
+        web_ui.template_args["suite_fields"] = fields.read_by()
+        app = web_ui.app
         # The page hands Locust's form its fields through Jinja's tojson, which sorts them by name
         # unless told otherwise: unsorted, the profile comes first, the rest in the form's order.
         app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}

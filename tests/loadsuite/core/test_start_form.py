@@ -122,3 +122,18 @@ def test_a_value_longer_than_a_make_variable_needs_is_refused():
         start_form.run_environment({}, {"PROFILE": "ramp", "USERS": "1 " * 101})
     with pytest.raises(ValueError, match="^PROFILE: expects at most 200 characters; got 300$"):
         start_form.run_environment({}, {"PROFILE": "r" * 300})
+
+
+def test_each_profile_is_shown_the_fields_it_reads_and_no_other():
+    """Issue 43, item 6: the page's script shows the picked profile's fields only."""
+    shown = start_form.read_by()
+    offered = [field.name for field in start_form.fields({})]
+    assert set(shown) == set(start_form.profile_names())
+    assert shown[start_form.MANUAL] == ["PROFILE", *start_form.SHARED]
+    for name in catalogue.RUNNABLE:
+        profile = catalogue.get(name)
+        own = {*profile.defaults, *profile.client_settings}
+        assert set(shown[name]) == {"PROFILE", *own, *start_form.SHARED}, name
+        assert set(shown[name]) <= set(offered), name
+    assert shown["rpm"].count("RPM") == 1 and "USERS" not in shown["rpm"]
+    assert "EDX2015_WAIT_SCALE" in shown["edx2015"] and "EDX2015_WAIT_SCALE" not in shown["ramp"]
