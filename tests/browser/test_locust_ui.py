@@ -193,15 +193,30 @@ def test_the_suite_tab_shows_the_step_live_and_at_the_end_what_summary_json_says
     expect(page).to_have_title(re.compile(r"^Load test report"))
 
 
-def test_a_custom_parameters_label_is_its_name_as_written(locust_ui, page, screenshot):
-    """Issue 43, item 6: Locust's page would split EDX2015_WAIT_SCALE at its digits."""
+def test_the_form_shows_the_picked_profiles_fields_named_as_written_with_whole_hints(
+    locust_ui, page, screenshot
+):
+    """Issue 43, item 6 (run/static/suite-ui.js): Locust's page would show every field, split
+    EDX2015_WAIT_SCALE at its digits, cut hints to one line and reset the profile."""
     page.goto(locust_ui.url)
     page.get_by_text("Custom parameters").click()
     field = page.locator("input[name=EDX2015_WAIT_SCALE]")
-    label = page.locator(f"label[for='{field.get_attribute('id')}']")
-    expect(label).to_have_text(re.compile(r"^EDX2015_WAIT_SCALE \(read by edx2015: "))
+    expect(field).to_be_hidden()  # manual's form: Locust's users and ramp-up, no sizes
+    expect(page.locator("input[name=userCount]")).to_be_visible()
+    page.locator("select[name=PROFILE]").select_option("edx2015")
+    for name in catalogue.get("edx2015").client_settings:
+        expect(page.locator(f"input[name={name}]")).to_be_visible()
+    expect(page.locator("input[name=RPM]")).to_be_hidden()
+    expect(page.locator("input[name=userCount]")).to_be_hidden()
+    expect(page.locator(f"label[for='{field.get_attribute('id')}']")).to_have_text("EDX2015_WAIT_SCALE")
+    box = page.locator(".MuiFormControl-root").filter(has=field)
+    expect(box.locator(".suite-hint")).to_have_text(re.compile(r"^read by edx2015: .*; empty: 1$"))
     field.scroll_into_view_if_needed()
-    screenshot(page, "label")
+    screenshot(page, "edx2015-fields")
+    page.reload()  # as NEW draws the form again: the profile picked last
+    page.get_by_text("Custom parameters").click()
+    expect(page.locator("select[name=PROFILE]")).to_have_value("edx2015")
+    expect(page.locator("input[name=RPM]")).to_be_hidden()
 
 
 def newest_run(stack: dict, profile: str) -> Path | None:

@@ -5,8 +5,8 @@ run is found by its name in the listing, never by a path it was given.
 A page is HTML of the suite's own (names in it escaped by its templates) under a policy that
 lets it load nothing but its own styles and inlined plots, and never be framed; what a page
 says when it has nothing to show is plain text, whatever name it repeats. Locust's own page
-loads one script of the suite's (static/suite-ui.js): its tabs' addresses become links, its
-custom parameters' labels their names as written.
+loads one script of the suite's (static/suite-ui.js): its tabs' addresses become links; make
+run's form shows the picked profile's fields, named as written, with their hints whole.
 
 And the live tabs (report/live.py), through Locust's own extension points: the tabs and their
 columns in the page's template arguments, their rows in the ``extended_stats`` of every

@@ -1,20 +1,34 @@
-// The suite's touches to Locust's own page (run/webpages.py adds this file to it): Locust's
-// React front end draws a tab's cells as text and a custom parameter's label from its name
-// split at every digit. This makes a cell that is one of the suite's addresses a link, and
-// gives a label its field's name as written. It sets text and attributes only, never HTML.
+// The suite's touches to Locust's own page (run/webpages.py adds this file to it). Locust's
+// React front end draws a tab's cells as text, a custom parameter's label as its name split at
+// every digit with its help after it (cut to one line), and every custom parameter whatever the
+// profile. Here: each of the suite's addresses in a cell is a link; a field's label is its name
+// as written, with its help whole below it; make run's form shows the picked profile's fields
+// only (templateArgs.suite_fields, core/start_form.read_by), Users and Ramp-up for manual
+// only, and keeps the profile picked last when NEW (or a reload) draws the form again. It sets
+// text, attributes and styles only, never HTML, and never moves or removes a node React made.
 (() => {
   "use strict";
   const ADDRESS = /\/suite\/[A-Za-z0-9._\/-]*[A-Za-z0-9_\/-](\?[A-Za-z0-9=&._-]*)?/g;
+  const FIELDS = (window.templateArgs || {}).suite_fields || null;
+  const NAMES = new Set(FIELDS ? Object.values(FIELDS).flat() : []);
+  const LOCUSTS = ["userCount", "spawnRate"]; // what only the manual profile reads
+  const KEPT = "suite-profile";
   // What Locust's page makes of a name: a space wherever a lower-case letter or a digit meets an
   // upper-case letter or a digit, and its first letter in capitals.
   const drawn = (name) =>
     name.replace(/([a-z0-9])([A-Z0-9])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
 
-  // A cell's text with each of the suite's addresses in it a link.
+  // A cell's text with each of the suite's addresses in it a link. React keeps the cell's text
+  // node and writes to it again: that node stays where it is, emptied, and the text is shown in
+  // a span of ours beside it (moving or removing React's node breaks its next update).
   function linkCells(root) {
     for (const cell of root.querySelectorAll("td")) {
-      const text = cell.textContent;
-      if (cell.querySelector("a") || !text.includes("/suite/")) continue;
+      const own = [...cell.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE);
+      const text = own.map((node) => node.data).join("");
+      const kept = cell.querySelector(":scope > span.suite-links");
+      // React wrote the cell again (its rows are keyed by place): what was shown goes.
+      if (kept && text) kept.remove();
+      if (!text.includes("/suite/")) continue;
       const parts = [];
       let last = 0;
       for (const found of text.matchAll(ADDRESS)) {
@@ -25,25 +39,86 @@
         parts.push(link);
         last = found.index + found[0].length;
       }
-      if (parts.length) cell.replaceChildren(...parts, text.slice(last));
+      if (!parts.length) continue;
+      const shown = document.createElement("span");
+      shown.className = "suite-links";
+      shown.replaceChildren(...parts, text.slice(last));
+      cell.append(shown);
+      for (const node of own) node.data = "";
     }
   }
 
+  // "EDX2 01 5_WAIT_SCALE (help)" becomes the label EDX2015_WAIT_SCALE, its help below the field.
   function nameLabels(root) {
-    for (const input of root.querySelectorAll("input[name][id]")) {
-      const label = root.querySelector(`label[for="${CSS.escape(input.id)}"]`);
-      const shown = drawn(input.name);
-      if (!label || shown === input.name) continue;
-      const first = label.firstChild;
-      if (first && first.nodeType === Node.TEXT_NODE && first.data.startsWith(shown)) {
-        first.data = input.name + first.data.slice(shown.length);
+    for (const field of root.querySelectorAll("input[name][id], select[name][id]")) {
+      const label = root.querySelector(`label[for="${CSS.escape(field.id)}"]`);
+      const first = label && label.firstChild;
+      const shown = drawn(field.name);
+      if (!first || first.nodeType !== Node.TEXT_NODE) continue;
+      // Written once: setting a text, even to what it was, wakes the observer again.
+      if (first.data === field.name || !first.data.startsWith(shown)) continue;
+      if (!NAMES.has(field.name)) {
+        if (shown !== field.name) first.data = field.name + first.data.slice(shown.length);
+        continue;
       }
+      const help = first.data.slice(shown.length).trim().replace(/^\((.*)\)$/s, "$1");
+      first.data = field.name;
+      const box = field.closest(".MuiFormControl-root");
+      const notch = box && box.querySelector("fieldset legend > span"); // the border's gap
+      if (notch && notch.firstChild && notch.firstChild.nodeType === Node.TEXT_NODE) {
+        notch.firstChild.data = field.name;
+      }
+      if (!help || !box || box.querySelector(".suite-hint")) continue;
+      const hint = document.createElement("p");
+      hint.className = "suite-hint";
+      hint.textContent = help;
+      hint.style.cssText = "margin:4px 14px 0;font-size:0.8rem;opacity:0.75;line-height:1.4";
+      box.append(hint);
     }
   }
+
+  function boxOf(form, name) {
+    const field = form.querySelector(`[name="${CSS.escape(name)}"]`);
+    return field && field.closest(".MuiFormControl-root");
+  }
+
+  // The picked profile's fields only; Locust's users and ramp-up for manual only.
+  function showPicked(select) {
+    const wanted = FIELDS[select.value];
+    if (!wanted || !select.form) return;
+    for (const name of NAMES) {
+      const box = boxOf(select.form, name);
+      if (box) box.style.display = wanted.includes(name) ? "" : "none";
+    }
+    for (const name of LOCUSTS) {
+      const box = boxOf(select.form, name);
+      if (box) box.style.display = select.value === "manual" ? "" : "none";
+    }
+  }
+
+  function profileForms(root) {
+    if (!FIELDS) return;
+    for (const select of root.querySelectorAll("select[name=PROFILE]")) {
+      if (!select.dataset.suiteKept) {
+        select.dataset.suiteKept = "1";
+        const kept = sessionStorage.getItem(KEPT);
+        if (kept && [...select.options].some((o) => o.value === kept)) select.value = kept;
+      }
+      showPicked(select);
+    }
+  }
+
+  document.addEventListener("change", (event) => {
+    const target = event.target;
+    if (!FIELDS || !(target instanceof HTMLSelectElement) || target.name !== "PROFILE") return;
+    sessionStorage.setItem(KEPT, target.value);
+    showPicked(target);
+  });
 
   function touch() {
     linkCells(document);
     nameLabels(document);
+    profileForms(document);
   }
 
   new MutationObserver(touch).observe(document.documentElement, {
