@@ -6,7 +6,8 @@
 # what a request carried.
 umask 027
 
-say() { printf '%s\n' "$*" >&2; }
+# A message that cannot be written (its terminal or pipe gone) never stops the work it reports on.
+say() { printf '%s\n' "$*" >&2 || true; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
