@@ -87,12 +87,13 @@ index-audit:  ## rows read by every statement of every request path (after make 
 	@.venv/bin/python -m locustfiles.suite.tools.index_audit --out var/index-audit.md
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
+# exec: the TERM that make passes on reaches the run itself, which stops its Locust processes.
 smoke ramp rpm capacity overload soak chaos edx2015 profile:
-	@scripts/bootstrap.sh && .venv/bin/python -m locustfiles.suite.run $@
+	@scripts/bootstrap.sh && exec .venv/bin/python -m locustfiles.suite.run $@
 
 edx2015-original:  ## edX's own 2015 client from your checkout (EDX_LOAD_TESTS=<edx/load-tests at 860f6fa>), as make edx2015
 	@test -n "$(EDX_LOAD_TESTS)" || { echo "usage: make edx2015-original EDX_LOAD_TESTS=<checkout of edx/load-tests at 860f6fa>"; exit 2; }
-	@scripts/bootstrap.sh && scripts/edx2015-original.sh "$(EDX_LOAD_TESTS)"
+	@scripts/bootstrap.sh && exec scripts/edx2015-original.sh "$(EDX_LOAD_TESTS)"
 
 compare:  ## compare two runs: make compare A=var/runs/... B=var/runs/...
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run folder> B=<run folder>"; exit 2; }

@@ -136,4 +136,14 @@ export PYTHONPATH="$DEPS:$ROOT"
 settings=$("$PYTHON" -m locustfiles.edx2015.config --shell) || die "the client's settings could not be read"
 eval "$settings"
 export EDX2015_LOCUSTFILE="$WORK/locust/ecommerce/locustfile.py"
-"$PYTHON" -m locustfiles.suite.run edx2015
+# The run needs the copy until it ends, so this script waits for it rather than exec it. TERM
+# (make passes its own on) or HUP may reach this script alone: each is passed on to the run,
+# which stops its Locust as Ctrl-C does and ignores a second signal, and this script waits on.
+run=
+trap 'if [ -n "$run" ]; then kill -TERM "$run" 2>/dev/null || true; else exit 1; fi' INT TERM HUP
+"$PYTHON" -m locustfiles.suite.run edx2015 &
+run=$!
+status=0
+wait "$run" || status=$?
+while kill -0 "$run" 2>/dev/null; do wait "$run" || status=$?; done
+exit "$status"

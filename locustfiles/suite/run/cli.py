@@ -37,6 +37,11 @@ from locustfiles.suite.verdict import facts
 # Seconds a stopping Locust lets each user end the journey it is on (the web UI's start form
 # gives a profile's run the same).
 STOP_TIMEOUT = 30
+# Seconds the master has, once told to stop, to write the report; then it is killed.
+MASTER_STOP_SECONDS = 60
+# What stops a run as Ctrl-C does: Ctrl-C itself, TERM (make down; a supervisor, a CI runner or
+# `timeout`; make passing its own on) and HUP (the terminal gone).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def service_config(running: dict, host: dict) -> dict:
@@ -89,13 +94,16 @@ def main(argv: list[str]) -> int:
     size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
-    processes = _start_locust(profile, env, run_dir, ui, workers)
-    if ui:
-        print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
-        if login:  # the password's file, never its value
-            print(f"Its login: user {WEB_OPERATOR}, the password in {get('WEB_LOGIN_PASSWORD_FILE', env)}")
-        print("The machine's latest report (any run's): /suite/report in the web UI", flush=True)
-    return _follow(processes, run_dir, ui, lambda: database_at_start(env, run_dir, size_mb))
+
+    def first() -> None:
+        if ui:
+            print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
+            if login:  # the password's file, never its value
+                print(f"Its login: user {WEB_OPERATOR}, the password in {get('WEB_LOGIN_PASSWORD_FILE', env)}")
+            print("The machine's latest report (any run's): /suite/report in the web UI", flush=True)
+        database_at_start(env, run_dir, size_mb)
+
+    return _follow(_locust_commands(profile, env, run_dir, ui, workers), env, run_dir, ui, first)
 
 
 def checked(profile: str, env: dict) -> tuple[int | None, int]:
@@ -122,18 +130,19 @@ def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Pat
     running = services.ensure_up(env)
     if preload_to:
         preload_up_to(preload_to, running, env)
-    # A shell starts a background job with SIGINT ignored, and Locust would inherit that: Ctrl-C
-    # (or make down, through register_run) must reach it.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Each of them stops the run as Ctrl-C does (_follow), also SIGINT, which a shell starts a
+    # background job with ignored.
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.default_int_handler)
     run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
     env["SUITE_CONFIG"] = json.dumps(service_config(running, host))
     return run_dir
 
 
-def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int) -> list:
-    """The Locust master (or the local runner) and its workers, each logging into the run's
-    folder; the master first."""
+def _locust_commands(profile: str, env: dict, run_dir: Path, ui: bool, workers: int) -> list:
+    """The commands of the Locust master (or the local runner) and its workers, each with the
+    name of its log in the run's folder; the master first."""
     locust = str(ROOT / ".venv/bin/locust")
     common = [
         "-f",
@@ -154,35 +163,67 @@ def _start_locust(profile: str, env: dict, run_dir: Path, ui: bool, workers: int
         master += ["--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port)]
         if not ui:
             master += ["--expect-workers", str(workers)]
-    commands = [(master, "locust.log")] + [
+    return [(master, "locust.log")] + [
         (
             [locust, *common, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
             f"locust-worker-{i}.log",
         )
         for i in range(workers)
     ]
-    return [
-        subprocess.Popen(
-            command, env=env, cwd=ROOT, stdout=open(run_dir / log, "w"), stderr=subprocess.STDOUT
+
+
+def _start(command: list, env: dict, log: Path) -> subprocess.Popen:
+    """One Locust process, in a session of its own: a signal to the run's process group (Ctrl-C
+    in its terminal) reaches the run, which tells each Locust once (_interrupt); hit by the
+    group's signal as well, Locust would stop twice and the second would cut its report short."""
+    with open(log, "w") as output:
+        return subprocess.Popen(
+            command,
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
-        for command, log in commands
-    ]
 
 
-def _follow(processes: list, run_dir: Path, ui: bool, first) -> int:
-    """``first()`` while Locust starts, then progress until the master ends (Ctrl-C stops every
-    process with SIGINT), then the terminal's summary and the run's folder; the master's exit
-    code, 1 without a report."""
-    progress = Progress(run_dir / PROGRESS_FILE)
+def _interrupt(processes: list) -> int:
+    """Every Locust process told once to stop (SIGINT, not SIGTERM: a headless Locust with a load
+    shape installs its SIGTERM handler only once the shape has ended, and would die on SIGTERM
+    without its report); the master's exit code, once it has written the report or was killed."""
+    for process in processes:
+        process.send_signal(signal.SIGINT)
+    if not processes:
+        return 1
     try:
+        return processes[0].wait(MASTER_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        processes[0].kill()
+        processes[0].wait()
+        return 1
+
+
+def _follow(commands: list, env: dict, run_dir: Path, ui: bool, first) -> int:
+    """Locust started, ``first()`` while it starts, then progress until the master ends (any of
+    STOP_SIGNALS stops every process as Ctrl-C does), then the terminal's summary and the run's
+    folder; the master's exit code, 1 without a report. Once the run ends or is stopping, further
+    STOP_SIGNALS are ignored: they come in pairs (make passes its TERM on while the process group
+    gets one too), and a second must not cut the stop short or leave a Locust running."""
+    progress = Progress(run_dir / PROGRESS_FILE)
+    processes: list[subprocess.Popen] = []
+    code = None
+    try:
+        for command, log in commands:
+            processes.append(_start(command, env, run_dir / log))
         first()
         code = progress.follow(processes[0])
     except KeyboardInterrupt:
-        # SIGINT, not SIGTERM: a headless Locust with a load shape installs its SIGTERM handler
-        # only once the shape has ended, and would die on SIGTERM without its report.
-        for process in processes:
-            process.send_signal(signal.SIGINT)
-        code = processes[0].wait(60)
+        pass
+    finally:  # also when a write fails (HUP: the terminal is gone): no Locust is left running
+        _ignore(STOP_SIGNALS)
+        if code is None:
+            code = _interrupt(processes)
     deadline = time.monotonic() + 30
     for process in processes[1:]:
         try:
@@ -191,7 +232,8 @@ def _follow(processes: list, run_dir: Path, ui: bool, first) -> int:
             process.kill()
     progress.show()
     if not (run_dir / "summary.json").exists():
-        sys.stderr.write((run_dir / "locust.log").read_text()[-3000:])
+        if (run_dir / "locust.log").exists():
+            sys.stderr.write((run_dir / "locust.log").read_text()[-3000:])
         print(f"no report was written; see {run_dir / 'locust.log'}", file=sys.stderr)
         code = code or 1
     elif not ui:
@@ -224,6 +266,11 @@ class Progress:
             self.show()
             time.sleep(0.5)
         return code
+
+
+def _ignore(signals: tuple) -> None:
+    for signum in signals:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def _free_port() -> int:

@@ -11,7 +11,6 @@ its Locust processes, and ``make down`` stops it first (SIGTERM, taken as Ctrl-C
 
 import atexit
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -70,11 +69,10 @@ def ensure_up(env: dict) -> dict[str, str]:
 
 def register_run(env: dict, profile: str, web_ui: str | None) -> None:
     """Make this run known to ``make status`` and ``make down``: var/run/suite-<pid>.pid holds
-    its pid, then what runs ("smoke, headless" or "smoke, web UI <web_ui>"), until it exits;
-    and SIGTERM (what ``make down`` sends) stops it as Ctrl-C does, so it still writes the
-    report of what ran. (SIGINT itself may be ignored: a shell starts background jobs so.)"""
+    its pid, then what runs ("smoke, headless" or "smoke, web UI <web_ui>"), until it exits.
+    ``make down`` sends it SIGTERM, which the run takes as Ctrl-C (run/cli.py), so it still
+    writes the report of what ran."""
     path = run_dir(env) / f"suite-{os.getpid()}.pid"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{os.getpid()}\n{profile}, {f'web UI {web_ui}' if web_ui else 'headless'}\n")
     atexit.register(path.unlink, missing_ok=True)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
