@@ -3,6 +3,7 @@ folder, so tests never touch a developer's running stack. Stopped by PID at the 
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -30,10 +31,25 @@ SERVICES = {
 SHEDDING_OFF = {"LMS_MAX_IN_FLIGHT": "0", "ECOMMERCE_MAX_IN_FLIGHT": "0"}
 
 
+# Ports are picked below the kernel's ephemeral range, from which every outgoing connection
+# takes its local port: a port picked there and bound only once a service has started, tens of
+# seconds later, was at times taken meanwhile (four `make run`s at once: "Address already in
+# use" for Locust's). The range's lower end is read from the kernel; ports under 20000 (the
+# stack's defaults among them) are never picked.
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port no one listens on now, on 127.0.0.1, outside the ephemeral range."""
+    low = int(EPHEMERAL_RANGE.read_text().split()[0]) if EPHEMERAL_RANGE.exists() else 32768
+    for port in random.sample(range(20000, max(low, 20100)), 100):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free port between 20000 and {low}")
 
 
 # The environment of a management command that makes or fills tables: it connects as the owner
