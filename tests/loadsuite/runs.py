@@ -1,10 +1,13 @@
 """A load run as the tests start it (``python -m locustfiles.suite.run`` against the load suite's
-stack, its summary validated against the schema), and its audit's "nothing lost"."""
+stack, its summary validated against the schema), its audit's "nothing lost", and waiting for
+one to be under way."""
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from locustfiles.suite.core.names import PROGRESS_FILE
 from tests.support.summaries import read_summary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,3 +41,18 @@ def assert_nothing_lost(summary):
     assert result["lost"] == 0 and result["duplicates"] == 0
     assert result["successes"] == result["answered_numbers"] == result["orders"] > 0
     assert result["enrollments"] == result["orders"]
+
+
+def under_way(folder: Path) -> bool:
+    """The run of ``folder`` has begun its load: its progress log says it started."""
+    try:
+        return ": started, folder" in (folder / PROGRESS_FILE).read_text()
+    except OSError:
+        return False
+
+
+def wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds} s"
+        time.sleep(0.5)

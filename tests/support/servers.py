@@ -82,15 +82,20 @@ def prepare_database(service: str, database: str, env: dict | None = None, cours
         manage(settings_module, "seed_catalog", "--courses", str(courses), env={**env, **AS_OWNER})
 
 
-def migrated_database(service: str, database: str, env: dict | None = None) -> None:
-    """``database`` freshly made and migrated for ``service``: a copy of the migrated template
-    (tests/support/templates.py), which the first call migrates."""
+def migrated_template(service: str, env: dict | None = None) -> str:
+    """The name of ``service``'s migrated template (tests/support/templates.py) on the tests'
+    MariaDB, which the first call migrates."""
     _, _, settings_module, db_var = SERVICES[service]
 
     def migrate(name: str) -> None:
         manage(settings_module, "migrate", "--noinput", "-v0", env={**(env or {}), db_var: name, **AS_OWNER})
 
-    templates.clone(templates.ensure_template(service, migrate), database)
+    return templates.ensure_template(service, migrate)
+
+
+def migrated_database(service: str, database: str, env: dict | None = None) -> None:
+    """``database`` freshly made and migrated for ``service``: a copy of the migrated template."""
+    templates.clone(migrated_template(service, env), database)
 
 
 @dataclass

@@ -4,13 +4,11 @@ restarts them and says so, and `make status` / `make down` know `make run`'s Loc
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from locustfiles.suite.core.names import PROGRESS_FILE
-from tests.loadsuite.runs import ROOT, started
+from tests.loadsuite.runs import ROOT, started, under_way, wait_for
 
 # After the other tests on the load suite's stack (conftest.py): these restart its services,
 # and the last one stops them.
@@ -35,14 +33,6 @@ def stack(env: dict, command: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
-
-
-def under_way(folder: Path) -> bool:
-    """The run of ``folder`` has begun its load: its progress log says it started."""
-    try:
-        return ": started, folder" in (folder / PROGRESS_FILE).read_text()
-    except OSError:
-        return False
 
 
 def test_two_identical_runs_keep_the_same_server_pids(stack_env):
@@ -79,13 +69,6 @@ def test_the_stacks_logs_and_secrets_are_not_for_every_user(stack_env):
     assert not [
         entry for entry in lms_env if entry.startswith(b"STAFF_JWT_SECRET_KEY=") and entry.endswith(secret)
     ]
-
-
-def wait_for(condition, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {seconds} s"
-        time.sleep(0.5)
 
 
 def test_status_lists_the_locusts_and_down_stops_them(stack_env):
