@@ -23,8 +23,10 @@ $(error nothing was run)
 endif
 endif
 
+# Every description starts in one column, after the longest name (edx2015-original); the
+# profiles' and the variables' lines use the same (tests/unit/test_makefile.py).
 help:  ## list the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see docs/load-runs.md):"
 	@python3 -m locustfiles.suite.core.catalogue
 	@echo "Their variables (docs/configuration.md, from the table of common/environment):"

@@ -51,6 +51,9 @@ def help_lines() -> str:
     for section in SECTIONS:
         if section.title in HELP_SECTIONS:
             lines += [
-                f"  {v.name:<16} {_first_clause(v.description)}" for v in section.variables if _asked(v)
+                # in the column of the Makefile's targets ("make " and 16)
+                f"  {v.name:<21} {_first_clause(v.description)}"
+                for v in section.variables
+                if _asked(v)
             ]
     return "\n".join(lines) + "\n"

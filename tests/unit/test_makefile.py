@@ -2,6 +2,7 @@
 
 import os
 import re
+import socket
 import subprocess
 from pathlib import Path
 
@@ -70,8 +71,6 @@ def test_the_folder_names_are_suites_too():
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -178,3 +177,35 @@ def test_every_variable_the_makefile_reads_is_a_setting_make_accepts():
     given = [f"{name}=1" for name in sorted(read)]
     done = subprocess.run(["make", "-n", "help", *given], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def help_lines() -> list[str]:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def description_column(line: str) -> int:
+    """Where the description of a `make help` line starts: after "make <target>", a variable's
+    name, or nothing (a line that goes on from the one above), and the spaces after it."""
+    found = re.match(r"  (make [a-z0-9-]+|[A-Z][A-Z0-9_]*|) +\S", line)
+    assert found, line
+    return found.end() - 1
+
+
+def test_make_help_sets_every_description_in_one_column():
+    # "make cluster-deploy site.yml onto…" ran together once: names longer than the column.
+    lines = [line for line in help_lines() if line.startswith("  ")]
+    columns = {line: description_column(line) for line in lines}
+    assert len(set(columns.values())) == 1, columns
+    described = set(re.findall(r"^([a-z0-9-]+):.*## ", (ROOT / "Makefile").read_text(), re.M))
+    listed = {line.split()[1] for line in lines if line.startswith("  make ")}
+    assert described <= listed
+
+
+def test_a_name_that_runs_into_its_description_is_caught():
+    # Two lines of the old `make help`, whose column was 12 characters wide.
+    old = ["  make help         list the targets", "  make cluster-deploy site.yml onto those hosts"]
+    assert [description_column(line) for line in old] == [20, 22]

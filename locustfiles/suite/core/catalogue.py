@@ -387,9 +387,9 @@ def get(name: str) -> Profile:
 def main(argv: list[str]) -> int:
     """`make help`'s lines for the profiles, from the profiles themselves."""
     for name in RUNNABLE:
-        print(f"  make {name:<12} {get(name).help_line()}")
-    print(f"  {'':<17} any of them with {help_line()}")
-    print(f"  {'':<17} any of them with PRELOAD=N: on a database preloaded to N purchases first")
+        print(f"  make {name:<16} {get(name).help_line()}")  # the Makefile's column
+    print(f"  {'':<21} any of them with {help_line()}")
+    print(f"  {'':<21} any of them with PRELOAD=N: on a database preloaded to N purchases first")
     return 0
 
 
