@@ -122,6 +122,11 @@ AXES_LOCKOUT_PARAMETERS = ["username"]
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
+# No "AXES: BEGIN" banner: every process that loads these settings logged it, so `make run`
+# printed it once per management command of its start (four times) and each worker once more.
+# Its lockout messages then name what locks (the username) and the path, not also the address
+# and user agent.
+AXES_VERBOSE = False
 LOGIN_REDIRECT_URL = "/dashboard/"
 
 LANGUAGE_CODE = "en-us"
