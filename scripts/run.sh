@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: the stack plus the Locust web UI in the foreground. Ctrl-C (or `make down` from
 # another terminal, which stops this Locust first) stops the Locust UI and every part of the
-# stack that this command started (a stack already up stays up); so do TERM and HUP, to this
-# script, to make, or to their process group. var/run/locust.pid holds Locust's pid and URL for
-# `make status` and `make down`.
+# stack that this command started (a stack already up stays up); so do TERM, to this script, to
+# make or to their process group, and HUP, to this script or the group. var/run/locust.pid holds
+# Locust's pid and URL for `make status` and `make down`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -21,6 +21,11 @@ if [ "$web_login" = on ]; then
   login="user operator, the password in $WEB_LOGIN_PASSWORD_FILE"
 else
   login="none (WEB_LOGIN=true asks for one); pages of other origins are refused"
+fi
+
+# Refused before anything starts, as a service's port is.
+if port_in_use "$LOCUST_PORT"; then
+  die "locust: port $LOCUST_PORT is taken by another program; set LOCUST_PORT to a free port"
 fi
 
 was_running=()

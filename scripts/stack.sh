@@ -11,7 +11,7 @@
 #   scripts/stack.sh status   say what runs: services, MariaDB, Locust web UIs and load runs
 #   scripts/stack.sh settings print the settings the services would run with in this
 #                             environment (NAME=value); var/run/stack.env holds the running ones
-#   scripts/stack.sh urls     print the addresses and the dashboard login
+#   scripts/stack.sh urls     print the addresses, the dashboard's user and where its password is
 #   scripts/stack.sh staff-password / staff-jwt-secret   print the staff login's password, or
 #                             the key that signs staff tokens (generated once into var/)
 set -euo pipefail
@@ -44,6 +44,8 @@ sys.exit(1)
 PY
 }
 
+# staff_password: ECOMMERCE_STAFF_PASSWORD if set, else one generated once into var/ (0600).
+# Only `scripts/stack.sh staff-password` prints it; the stack's output names where it is.
 staff_password() {
   if [ -n "${ECOMMERCE_STAFF_PASSWORD:-}" ]; then
     printf '%s' "$ECOMMERCE_STAFF_PASSWORD"
@@ -52,6 +54,15 @@ staff_password() {
       (umask 077 && "$PYTHON" -c "import secrets; print(secrets.token_urlsafe(15), end='')" >"$STAFF_PASSWORD_FILE")
     fi
     cat "$STAFF_PASSWORD_FILE"
+  fi
+}
+
+# staff_password_source: where the staff password is, never the password itself.
+staff_password_source() {
+  if [ -n "${ECOMMERCE_STAFF_PASSWORD:-}" ]; then
+    printf 'ECOMMERCE_STAFF_PASSWORD'
+  else
+    printf '%s' "$STAFF_PASSWORD_FILE"
   fi
 }
 
@@ -113,7 +124,9 @@ launch_service() {
     return 0
   fi
   if port_in_use "$port"; then
-    die "$name: port $port is taken by another program; set its *_PORT variable to a free port"
+    local variable=ECOMMERCE_PORT
+    [ "$name" = lms_stub ] && variable=LMS_PORT
+    die "$name: port $port is taken by another program; set $variable to a free port"
   fi
   rm -f "$pidfile"
   [ -n "$cpus" ] && pin=(taskset -c "$cpus")
@@ -233,7 +246,7 @@ urls() {
   cat <<EOF
   LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
   ecommerce           $ECOMMERCE_URL    API: /api/v2/baskets/, /api/v2/orders/
-  Oscar dashboard     $ECOMMERCE_URL/dashboard/   login: $STAFF_USER / $(staff_password)
+  Oscar dashboard     $ECOMMERCE_URL/dashboard/   user $STAFF_USER, password in $(staff_password_source)
   MariaDB             127.0.0.1:$MYSQL_PORT  (accounts $MYSQL_OWNER_USER, $ECOMMERCE_DB_USER, $LMS_DB_USER, $MYSQL_MONITOR_USER; root on $MYSQL_SOCKET)
 EOF
 }

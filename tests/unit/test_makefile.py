@@ -209,3 +209,22 @@ def test_a_name_that_runs_into_its_description_is_caught():
     # Two lines of the old `make help`, whose column was 12 characters wide.
     old = ["  make help         list the targets", "  make cluster-deploy site.yml onto those hosts"]
     assert [description_column(line) for line in old] == [20, 22]
+
+
+def test_make_run_refuses_a_taken_locust_port_before_starting_anything(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        env = {**os.environ, "VAR_DIR": str(tmp_path / "var"), "LOCUST_PORT": port}
+        done = subprocess.run(
+            ["make", "--no-print-directory", "run"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode != 0
+    assert f"port {port} is taken by another program; set LOCUST_PORT to a free port" in done.stderr
+    assert not (tmp_path / "var").exists()  # no MariaDB, no pid file, no log
