@@ -89,3 +89,31 @@ def test_the_docs_see_a_target_or_variable_that_is_not_there():
     text = "Run `make no-such-target` with `NO_SUCH_VARIABLE=1`."
     assert named(TARGET, text) - makefile_targets() == {"no-such-target"}
     assert named(VARIABLE, text) - set(environment.VARIABLES) == {"NO_SUCH_VARIABLE"}
+
+
+def readme_paragraphs() -> list[list[str]]:
+    """The README's paragraphs of prose and its list items, each as its lines (tables, headings,
+    images and code blocks left out)."""
+    prose = re.sub(r"^```.*?^```", "", (ROOT / "README.md").read_text(), flags=re.M | re.S)
+    blocks = [block.splitlines() for block in re.split(r"\n\s*\n|\n(?=\* )", prose) if block.strip()]
+    return [lines for lines in blocks if not lines[0].startswith(("|", "#", "!"))]
+
+
+def test_the_readme_is_written_in_short_paragraphs():
+    # One paragraph of 13 lines of chained clauses once told how to start a profile from the form.
+    long = [lines[0] for lines in readme_paragraphs() if len(lines) > 7]
+    assert long == []
+
+
+def test_the_readme_says_how_to_move_each_port_and_what_rpm_counts():
+    readme = (ROOT / "README.md").read_text()
+    for name in ("LMS_PORT", "ECOMMERCE_PORT", "LOCUST_PORT", "MYSQL_PORT"):
+        assert f"| `{name}` | {environment.VARIABLES[name].default} |" in readme, name
+    assert "`make run LOCUST_PORT=8090`" in readme
+    assert "RPM is purchases a minute, not HTTP requests." in readme
+
+
+def test_the_readme_never_says_the_staff_password_is_printed():
+    readme = (ROOT / "README.md").read_text()
+    assert "`var/staff-password`" in readme
+    assert "password printed" not in readme
