@@ -12,7 +12,8 @@ that stack, which it did not start and leaves up (docs/load-runs.md): its Locust
 worker must be gone once make has exited, and the run must still have written its report.
 Then `make run` gets the signal: what it started, found by PID (its pid files, and the gunicorn
 masters' workers), must be gone. The four cases run at once: most of a start and a stop is
-waiting."""
+waiting. What `make run` printed is read too: where the staff password is, never the password,
+and axes' start-up banner at most once."""
 
 import os
 import shutil
@@ -222,6 +223,20 @@ def make_runs(stack_env):
         remove(template_env, stop=False)  # its MariaDB was stopped once the datadir was made
         for run in runs.values():
             remove(run.env, stop=not run.started or bool(still_running(run.started, 0)))
+
+
+def test_make_run_names_the_staff_password_file_and_prints_no_password(make_runs):
+    run = make_runs["TERM to make alone"]
+    password_file = run.var / "staff-password"
+    password = password_file.read_text()
+    assert len(password) >= 12 and password not in run.output()
+    assert f"user staff, password in {password_file}" in run.output()
+    assert password_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_make_run_prints_the_axes_banner_once_at_most(make_runs):
+    # It printed it four times: once for each Django command of the start.
+    assert make_runs["TERM to make alone"].output().count("AXES: BEGIN") <= 1
 
 
 def test_a_load_target_stops_its_locust_and_leaves_the_stack_it_found(make_runs):
