@@ -99,7 +99,8 @@ def main(argv: list[str]) -> int:
         if ui:
             print(f"Locust web UI: http://127.0.0.1:{locust_port}  (Ctrl-C to stop)", flush=True)
             if login:  # the password's file, never its value
-                print(f"Its login: user {WEB_OPERATOR}, the password in {get('WEB_LOGIN_PASSWORD_FILE', env)}")
+                where = get("WEB_LOGIN_PASSWORD_FILE", env)
+                print(f"Its login: user {WEB_OPERATOR}, the password in {where}")
             print("The machine's latest report (any run's): /suite/report in the web UI", flush=True)
         database_at_start(env, run_dir, size_mb)
 
