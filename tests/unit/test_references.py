@@ -13,8 +13,8 @@ projects and of run outputs are in UPSTREAM, each with its reason.
 
 import ast
 import io
-import os
 import re
+import subprocess
 import tokenize
 from pathlib import Path
 
@@ -105,11 +105,18 @@ MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)")
 
 
 def scanned_files() -> list[Path]:
-    found = []
-    for folder, subfolders, names in os.walk(ROOT):
-        subfolders[:] = sorted(name for name in subfolders if name not in NOT_SCANNED)
-        found += [Path(folder) / name for name in sorted(names)]
-    return found
+    """The checkout's files as git sees them (tracked, or new and not ignored): not what a
+    tool writes beside the tests while they run (ansible-lint's .ansible/, caches), which a
+    walk of the tree read and lost between listing and reading (a fresh root's make test)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    paths = [ROOT / name for name in sorted(set(listed)) if name]
+    return [path for path in paths if not NOT_SCANNED & set(path.relative_to(ROOT).parts) and path.is_file()]
 
 
 FILES = scanned_files()
