@@ -28,9 +28,11 @@ endif
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see docs/load-runs.md):"
-	@python3 -m locustfiles.suite.core.catalogue
+	@python3 -m locustfiles.suite.core.help
 	@echo "Their variables (docs/configuration.md, from the table of common/environment):"
 	@python3 -m common.environment --help-lines
+	@echo "What each takes (a value outside it is refused before anything starts):"
+	@python3 -m locustfiles.suite.core.help --bounds
 
 bootstrap:  ## install system packages and the virtualenv (.venv)
 	@scripts/bootstrap.sh

@@ -3,17 +3,15 @@
 process reads it (a worker needs the plan for its arrivals); what a profile does in the process
 that keeps the results (background work, settling, its figures, judging) is in profiles/.
 
-Standard library and ``common`` only, so that ``python3 -m locustfiles.suite.core.catalogue``
-can print the Makefile's help before the virtualenv exists.
+Standard library and ``common`` only, so that `make help` (core/help.py) can print the
+profiles before the virtualenv exists.
 """
 
 import math
-import sys
 
 from common import environment
 from locustfiles.suite.core import names
 from locustfiles.suite.core.knee import hold_seconds
-from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.plan import LivePlan, Plan, Step, numbers, users_for, with_warm_up
 from locustfiles.suite.core.settings import RunSettings, parse
 from locustfiles.suite.core.text import plural
@@ -382,16 +380,3 @@ def get(name: str) -> Profile:
         return CATALOGUE[name]
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; one of {', '.join(CATALOGUE)}") from None
-
-
-def main(argv: list[str]) -> int:
-    """`make help`'s lines for the profiles, from the profiles themselves."""
-    for name in RUNNABLE:
-        print(f"  make {name:<16} {get(name).help_line()}")  # the Makefile's column
-    print(f"  {'':<21} any of them with {help_line()}")
-    print(f"  {'':<21} any of them with PRELOAD=N: on a database preloaded to N purchases first")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@ and refused naming the setting, what it expects and what it got."""
 import pytest
 
 from common.environment import VARIABLES
-from locustfiles.suite.core import catalogue, settings, start_form
+from locustfiles.suite.core import catalogue, help, settings, start_form
 from locustfiles.suite.core.settings import SETTINGS, SettingError
 from locustfiles.suite.run import cli
 
@@ -112,3 +112,11 @@ def test_the_run_records_its_settings_as_given_and_as_resolved():
     assert resolved["RPM"] == 120.0 and resolved["DURATION"] == 600 and resolved["WARMUP_SECONDS"] == 0
     assert resolved["THRESHOLDS"] == catalogue.get("rpm").thresholds
     assert resolved["WAIT_MIN"] == 3.0 and resolved["BUY_WEIGHT"] == 50
+
+
+def test_make_help_says_what_each_setting_takes_and_which_profiles_take_several():
+    lines = {line.split()[0]: line for line in help.bounds_lines()}
+    assert set(lines) == set(SETTINGS)
+    assert lines["RPM"].endswith("purchases a minute from 1 to 60000 (capacity: up to 100 of them)")
+    assert "(smoke, ramp: up to 100 of them)" in lines["USERS"]
+    assert lines["DURATION"].endswith("a whole number of seconds from 1 to 604800")

@@ -1,0 +1,40 @@
+"""`make help`'s lines for the load runs: each profile's own line, and what each setting takes.
+
+Standard library and ``common`` only, as the catalogue: the system python3 prints them before
+the virtualenv exists.
+
+    python3 -m locustfiles.suite.core.help            the profiles, with their defaults
+    python3 -m locustfiles.suite.core.help --bounds   each setting's kind, unit and bounds
+"""
+
+import sys
+
+from locustfiles.suite.core.catalogue import RUNNABLE, get
+from locustfiles.suite.core.learner_settings import help_line
+from locustfiles.suite.core.settings import SETTINGS
+
+
+def profile_lines() -> list[str]:
+    lines = [f"  make {name:<16} {get(name).help_line()}" for name in RUNNABLE]  # the Makefile's column
+    lines.append(f"  {'':<21} any of them with {help_line()}")
+    lines.append(f"  {'':<21} any of them with PRELOAD=N: on a database preloaded to N purchases first")
+    return lines
+
+
+def bounds_lines() -> list[str]:
+    """Each setting, what it takes (core/settings.py), and which profiles take several values."""
+    lines = []
+    for name, entry in SETTINGS.items():
+        several = [profile for profile in RUNNABLE if name in get(profile).lists]
+        also = f" ({', '.join(several)}: up to {entry.most} of them)" if several else ""
+        lines.append(f"  {name:<21} {entry.expects()}{also}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    print("\n".join(bounds_lines() if argv == ["--bounds"] else profile_lines()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
