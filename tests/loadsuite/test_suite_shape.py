@@ -9,6 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "locustfiles"
+PACKAGE = "locustfiles.suite"
 MEASURED = (SUITE, ROOT / "common", ROOT / "lms_stub")
 MODULES_MEASURED = (*MEASURED, ROOT / "ecommerce")
 MODULE_LINES = 400
@@ -47,3 +48,36 @@ def test_no_two_suite_modules_differ_by_a_suffix():
     names = sorted({path.stem for path in _python_files(SUITE) if path.stem != "__init__"})
     near = [(a, b) for a in names for b in names if a != b and b.startswith(a) and len(b) - len(a) <= 3]
     assert near == []
+
+
+def test_no_import_circle_among_the_suites_modules():
+    """Every import of a suite module by another, at the top or inside a function (the one in
+    run/hooks.py that keeps a worker light included), goes one way: no module reaches itself."""
+    graph: dict[str, set[str]] = {}
+    for path in SUITE.rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            internal = isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE)
+            if internal:
+                imported |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
+            elif isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names if alias.name.startswith("locustfiles.suite")}
+        graph[module] = imported
+    modules = set(graph)
+    edges = {m: {i for i in graph[m] if i in modules and i != m} for m in graph}
+
+    def circle_from(start: str) -> list[str] | None:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in edges[node]:
+                if nxt == start:
+                    return [*trail, start]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*trail, nxt]))
+        return None
+
+    circles = [circle for m in sorted(modules) if (circle := circle_from(m))]
+    assert not circles, circles[0]

@@ -24,3 +24,13 @@ def label(row: Mapping[str, Any]) -> str:
     if row.get("label"):
         return row["label"]
     return "all" if row.get("index") is None else f"step {row['index'] + 1}"
+
+
+def payment_words(payments: dict | None) -> str:
+    """The audit's payment counts in a few words ("not audited" when it did not count them)."""
+    if payments is None:
+        return "not audited"
+    return (
+        f"{payments.get('settled')} settled for {payments.get('paid_orders')} paid orders, "
+        f"{payments.get('refund_owed')} refund owed, {payments.get('without_order')} without order"
+    )

@@ -10,7 +10,7 @@ from typing import Any
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
 from locustfiles.suite.core.names import ORDER_ENDPOINT
 from locustfiles.suite.core.summary import Audit, Summary
-from locustfiles.suite.core.text import plural
+from locustfiles.suite.core.text import payment_words, plural
 from locustfiles.suite.figures import results, scalability
 from locustfiles.suite.report.sections import traffic
 
@@ -71,16 +71,6 @@ def audit_line(audit: Audit) -> str:
             "enrolled unpaid"
         )
     return line
-
-
-def payment_words(payments: dict | None) -> str:
-    """The audit's payment counts in a few words ("not audited" when it did not count them)."""
-    if payments is None:
-        return "not audited"
-    return (
-        f"{payments.get('settled')} settled for {payments.get('paid_orders')} paid orders, "
-        f"{payments.get('refund_owed')} refund owed, {payments.get('without_order')} without order"
-    )
 
 
 def client_lines(client: dict) -> list[str]:

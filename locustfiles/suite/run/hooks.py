@@ -78,5 +78,5 @@ def _init(environment, **_):
         if environment.web_ui:  # first: nothing reaches it that its operator did not send
             control.ControlPlane(environment.web_ui, form_names_settings=bool(OFFERED["learners"])).attach()
         role = MasterRun if isinstance(environment.runner, MasterRunner) else LocalRun
-        environment.suite = role(environment, profile, os.environ)
+        environment.suite = role(environment, profile, os.environ, OFFERED["learners"])
     environment.suite.attach()

@@ -33,7 +33,7 @@ from locustfiles.suite.record.hosts import by_host, parse_hosts
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.record.sampler import ServerSampler
 from locustfiles.suite.report import live, terminal
-from locustfiles.suite.run import folder, hooks, start_form, webpages
+from locustfiles.suite.run import folder, start_form, webpages
 from locustfiles.suite.run import summary as summaries
 from locustfiles.suite.run.session import LoadRun, _own_cpu_seconds, logger, trim_locust_memory
 from locustfiles.suite.stack import services
@@ -50,8 +50,9 @@ class KeptRun(LoadRun):
     report_delay: float  # seconds after a step's end until its last requests are recorded here
     last_reports: float  # seconds after the test stopped until the users' last records are here
 
-    def __init__(self, environment, profile: str, env):
+    def __init__(self, environment, profile: str, env, learners=None):
         super().__init__(environment, profile, env)
+        self.learners = learners  # make run's: any profile from the start form (run/hooks.py)
         self.take(profile, env)
         self.recorder = Recorder(self.plan)
         self.begun: float | None = None
@@ -72,8 +73,7 @@ class KeptRun(LoadRun):
         self.git_at_start: dict | None = None
         self.cpu_seconds: dict[str, tuple[float, float]] = {}  # Locust process -> (time, CPU s)
         self.cpu_before: dict[str, tuple[float, float]] = {}
-        # When each Locust process's CPU count began, by its own clock (a worker on another host
-        # may be seconds off the master's), and the host each runs on.
+        # When each Locust process's CPU count began, by its own clock, and the host it runs on.
         self.cpu_origin: dict[str, float] = {}
         self.locust_hosts: dict[str, str] = {}
         self._reading_step: int | None = None  # the step whose server reading is open
@@ -99,8 +99,8 @@ class KeptRun(LoadRun):
             webpages.add(self.environment.web_ui.app, runs_dir)
             groups = (*cpu.SERVICES, cpu.BALANCER) if self.balancer or self.sampler.hosts else cpu.SERVICES
             webpages.add_live(self.environment.web_ui, self.live_state, groups, runs_dir)
-            if hooks.OFFERED["learners"]:  # make run's: any profile from the start form
-                start_form.StartForm(self, hooks.OFFERED["learners"]).attach(self.environment.web_ui)
+            if self.learners:
+                start_form.StartForm(self, self.learners).attach(self.environment.web_ui)
 
     # --- what a role does (run/roles.py) ----------------------------------------------------
 

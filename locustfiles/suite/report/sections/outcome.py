@@ -4,9 +4,8 @@ and edX's 2015 client's figures.
 
 from locustfiles.suite.core.blocks import cell, section, table, tally, text
 from locustfiles.suite.core.summary import Summary
-from locustfiles.suite.core.text import shorten
+from locustfiles.suite.core.text import payment_words, shorten
 from locustfiles.suite.report.sections.top import threshold_name
-from locustfiles.suite.report.terminal import payment_words
 
 
 def audit(summary: Summary) -> dict:
