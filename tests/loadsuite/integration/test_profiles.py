@@ -20,7 +20,7 @@ from junitparser import Failure, JUnitXml
 from common import environment
 from common.contract import cybersource, paths, tokens
 from common.contract.courses import paid_seat
-from locustfiles.suite.core import knee
+from locustfiles.suite.core import knee, run_folders
 from locustfiles.suite.core import start_form as core_form
 from locustfiles.suite.core.histogram import PERCENTILES, nearest_rank, to_ms
 from locustfiles.suite.core.names import PROGRESS_FILE
@@ -422,11 +422,21 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
         status, body = get(ui + "/stats/requests")
         assert status == 200, body
         assert {"suite", "suite_checks"} <= {tab["key"] for tab in json.loads(body)["extended_stats"]}
+        # /suite/report is the machine's newest run with a report: the session's earlier runs
+        # share this folder, so the wait is for a report of a run this test started.
+        runs_dir = run_folders.runs(env["VAR_DIR"])
+        before = {path.parent.name for path in runs_dir.glob("*/report.html")}
         form = b"user_count=1&spawn_rate=1&host=" + env["LMS_URL"].encode()
         started = urllib.request.urlopen(urllib.request.Request(ui + "/swarm", data=form), timeout=10)
         assert json.loads(started.read())["success"]
-        assert wait_until(lambda: get(ui + "/suite/report")[0] == 200, 60), "no report after the shape ended"
+
+        def new_reports():
+            return {path.parent.name for path in runs_dir.glob("*/report.html")} - before
+
+        assert wait_until(new_reports, 60), "no report after the shape ended"
+        (ours,) = new_reports()
         status, body = get(ui + "/suite/report")
+        assert status == 200 and body == (runs_dir / ours / "report.html").read_text(), ours
         assert "verdict: PASS" in body and "2 users" in body
     finally:
         process.send_signal(signal.SIGINT)
