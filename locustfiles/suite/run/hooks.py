@@ -10,6 +10,7 @@ reports; the process that keeps the results makes a roles.LocalRun (the local ru
 roles.MasterRun, and only then imports the reporting stack (Jinja2, matplotlib, numpy).
 """
 
+import functools
 import os
 
 from locust import events
@@ -20,10 +21,6 @@ from locustfiles.suite.core import start_form
 from locustfiles.suite.run.session import WorkerRun
 from locustfiles.suite.users.shape import SuiteShape
 
-# The learners' classes for a run's environment, when the locustfile offers the start form's
-# profiles (make run's: locustfiles/buy_seat.py); None: the form is Locust's own.
-OFFERED: dict = {"learners": None}
-
 
 def use(profile: str) -> type[SuiteShape]:
     os.environ.setdefault("PROFILE", profile)
@@ -32,8 +29,12 @@ def use(profile: str) -> type[SuiteShape]:
 
 def offer_profiles(learners) -> None:
     """Let the web UI's start form pick any profile (run/start_form.py); ``learners(env)`` gives
-    the (closed model, open model) user classes for a run's environment."""
-    OFFERED["learners"] = learners
+    the (closed model, open model) user classes for a run's environment. The locustfile calls it
+    as Locust imports it, before the parser and the environment are made: the form's fields
+    join the parser, and the run object is made with the learners (no state kept here)."""
+    events.init_command_line_parser.add_listener(form_options)
+    events.init.remove_listener(_init)
+    events.init.add_listener(functools.partial(_init, learners=learners))
 
 
 @events.init_command_line_parser.add_listener
@@ -47,10 +48,11 @@ def _options(parser):
         parser.set_defaults(web_login=bool(env_bool("WEB_LOGIN")))
     except BadSetting as exc:
         parser.error(str(exc))
-    if OFFERED["learners"] is None:
-        return
-    # The start form's fields (make run): named as the make variables, read from the form only
-    # (run/start_form.py), never from this command line.
+
+
+def form_options(parser) -> None:
+    """The start form's fields (make run's, offer_profiles): named as the make variables, read
+    from the form only (run/start_form.py), never from this command line."""
     for field in start_form.fields(os.environ):
         parser.add_argument(
             f"--suite-form-{field.name.lower().replace('_', '-')}",
@@ -63,7 +65,7 @@ def _options(parser):
 
 
 @events.init.add_listener
-def _init(environment, **_):
+def _init(environment, learners=None, **_):
     if environment.parsed_options is None:  # locust used as a library without our options
         return
     profile = given("PROFILE") or "manual"
@@ -76,7 +78,7 @@ def _init(environment, **_):
         from locustfiles.suite.run.roles import LocalRun, MasterRun
 
         if environment.web_ui:  # first: nothing reaches it that its operator did not send
-            control.ControlPlane(environment.web_ui, form_names_settings=bool(OFFERED["learners"])).attach()
+            control.ControlPlane(environment.web_ui, form_names_settings=bool(learners)).attach()
         role = MasterRun if isinstance(environment.runner, MasterRunner) else LocalRun
-        environment.suite = role(environment, profile, os.environ, OFFERED["learners"])
+        environment.suite = role(environment, profile, os.environ, learners)
     environment.suite.attach()

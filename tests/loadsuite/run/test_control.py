@@ -9,12 +9,11 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from locust import User, argument_parser, constant, task
+from locust import User, argument_parser, constant, events, task
 from locust.env import Environment
 from locust.event import Events
 from locust.runners import STATE_INIT, STATE_STOPPED
 
-from locustfiles import learners
 from locustfiles.suite.core import start_form
 from locustfiles.suite.run import control, hooks
 from locustfiles.suite.run.session import LoadRun
@@ -45,7 +44,8 @@ def make_ui(monkeypatch, tmp_path):
     """make_ui(login=False, host="127.0.0.1"): (environment, Flask test client) of a Locust web
     UI with make run's form fields, the control plane attached; never served on a port."""
     monkeypatch.setattr(sys, "argv", ["locust"])  # Locust reads the page's parameters from it
-    monkeypatch.setitem(hooks.OFFERED, "learners", learners.configured)
+    # The form's fields join Locust's parser, as offer_profiles has them join (make run's).
+    events.init_command_line_parser.add_listener(hooks.form_options)
     monkeypatch.setenv("WEB_LOGIN_PASSWORD_FILE", str(tmp_path / "password"))
     made = []
 
@@ -59,6 +59,7 @@ def make_ui(monkeypatch, tmp_path):
         return environment, web_ui.app.test_client()
 
     yield make
+    events.init_command_line_parser.remove_listener(hooks.form_options)
     for environment in made:
         environment.runner.quit()
 

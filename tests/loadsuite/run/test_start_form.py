@@ -7,7 +7,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from locust import argument_parser
+from locust import argument_parser, events
 from locust.env import Environment
 from locust.event import Events
 from locust.runners import STATE_RUNNING, STATE_STOPPED, MasterRunner
@@ -68,17 +68,17 @@ def test_no_other_profile_starts_while_a_run_is_under_way_or_writing_its_report(
 def test_locusts_form_gets_the_fields_with_their_defaults_once_a_locustfile_offers_the_profiles(
     monkeypatch,
 ):
-    def form_fields() -> dict:
+    def form_fields(*listeners) -> dict:
         """The arguments the suite adds to Locust's form."""
         parser = argument_parser.get_empty_argument_parser()
         locusts = set(parser.args_included_in_web_ui)
-        hooks._options(parser)
+        for listener in listeners:
+            listener(parser)
         return {name: a for name, a in parser.args_included_in_web_ui.items() if name not in locusts}
 
-    assert form_fields() == {}  # another locustfile's web UI: Locust's own form
-    monkeypatch.setitem(hooks.OFFERED, "learners", learners.configured)
+    assert form_fields(hooks._options) == {}  # another locustfile's web UI: Locust's own form
     monkeypatch.setenv("WAIT_MIN", "0.5")
-    shown = form_fields()
+    shown = form_fields(hooks._options, hooks.form_options)  # offer_profiles adds the second
     fields = core_form.fields(os.environ)
     assert list(shown) == [field.name for field in fields]  # in this order: the profile first
     assert {name: (action.default, action.help, action.choices) for name, action in shown.items()} == {
@@ -247,3 +247,19 @@ def test_a_client_whose_helpers_live_beside_its_folder_reads_each_starts_values(
         assert form.start({**EDX2015, "EDX2015_WAIT_SCALE": scale}) is None
         waits += [user.wait_time(None) for user in form.run.environment.user_classes]
     assert waits == [0.1, 0.2]
+
+
+def test_offering_the_profiles_adds_the_form_and_hands_the_learners_to_the_run():
+    """What buy_seat.py's offer_profiles does to Locust's events, the only state it changes:
+    the form's fields join the parser and the run object is made with the learners."""
+    init_before = list(events.init._handlers)
+    try:
+        hooks.offer_profiles(learners.configured)
+        options = argument_parser.get_parser().parse_args([])
+        assert options.PROFILE == "manual" and hasattr(options, "RPM")
+        (offered,) = [h for h in events.init._handlers if h not in init_before]
+        assert offered.func is hooks._init and offered.keywords == {"learners": learners.configured}
+        assert hooks._init not in events.init._handlers
+    finally:
+        events.init_command_line_parser.remove_listener(hooks.form_options)
+        events.init._handlers[:] = init_before
