@@ -14,7 +14,7 @@ def client_reading(run) -> dict:
     paid orders read back (2xx), whether their requests started before the run's end or during
     the users' last tasks."""
     total = run.environment.stats.total
-    exceptions = sorted(run.runner.exceptions.values(), key=lambda e: -e["count"])
+    exceptions = sorted(run.environment.runner.exceptions.values(), key=lambda e: -e["count"])
     recorder = run.recorder
     return {
         "locustfile": get("EDX2015_LOCUSTFILE", run.env),

@@ -6,16 +6,52 @@ summary (read, then figures, computed by figures/) and its judging, which only r
 catalogue entry with the ``Behaviour`` of its kind of run.
 """
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
 from locustfiles.suite.core import catalogue, thresholds
+from locustfiles.suite.core.plan import Plan, Step
 from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import cpu, results
+from locustfiles.suite.record.recorder import Recorder
 
 # A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
 ACCEPTED = "accepted purchases"
 
 
+class RunContext(Protocol):
+    """What a profile may use of the run that keeps the results (run/keeper.py's KeptRun),
+    while it runs: the test's plan and start, its environment and folder, the watermarks the
+    audit counts from, and ``profile_state``, the profile's own for this test (new_state)."""
+
+    plan: Plan
+    t0: float
+    env: Mapping[str, str]
+    run_dir: Path
+    marks: dict | None
+    distributed: bool
+    profile_state: Any
+    recorder: Recorder  # the users' requests, by step
+    environment: Any  # Locust's: its own totals and exceptions (edX's client reads them)
+
+    def progress(self, line: str) -> None: ...
+    def log(self, message: str) -> None: ...
+    def judgeable(self, step: Step, now: float) -> bool: ...
+    def held(self, step: Step) -> bool: ...
+    def ceiling_of(self, step: Step) -> float | None: ...
+    def revise_plan(self, boundary: int, following: list[Step]) -> None: ...
+    def step_of_second(self, second: int) -> int | None: ...
+
+
 class Behaviour:
     """By default a profile does nothing beside the load and is judged on the whole run."""
+
+    def new_state(self, run: RunContext) -> Any:
+        """What this profile keeps of one test (chaos: its faults' events; profile: py-spy's
+        recordings), made as the test starts, its folder known; the run holds it as
+        ``profile_state``."""
+        return None
 
     def step_row(self, steps: dict, step, readings: dict[int, dict]) -> dict:
         """A step's row as the summary has it (and the live tab shows it): results.step_row,
@@ -25,11 +61,11 @@ class Behaviour:
         cpu.account(row, self.purchase_endpoints)
         return row
 
-    def should_stop(self, run, now: float) -> bool:
+    def should_stop(self, run: RunContext, now: float) -> bool:
         """Whether the run should end before its plan does (capacity: a step broke)."""
         return False
 
-    def background(self, run) -> list:
+    def background(self, run: RunContext) -> list:
         """Functions to run as greenlets beside the load in the process that keeps results."""
         return []
 
@@ -47,11 +83,11 @@ class Behaviour:
         failed = [c["threshold"] for c in judged["checks"] if not c["ok"]]
         return judged["checks"], ["thresholds failed: " + ", ".join(failed)] if failed else []
 
-    def settle(self, run) -> dict:
+    def settle(self, run: RunContext) -> dict:
         """Work done after the load stops and before the audit (its result joins the summary)."""
         return {}
 
-    def read(self, run) -> dict:
+    def read(self, run: RunContext) -> dict:
         """What this profile reads after the audit (its own files, Locust's totals, the
         databases), for its figures; nothing is computed here."""
         return {}

@@ -11,11 +11,11 @@ from locustfiles.suite.core import catalogue, knee, thresholds
 from locustfiles.suite.core.plan import Step
 from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures import ceiling, cpu, results, scalability
-from locustfiles.suite.profiles.base import Behaviour
+from locustfiles.suite.profiles.base import Behaviour, RunContext
 
 
 class Capacity(Behaviour, catalogue.Capacity):
-    def background(self, run) -> list:
+    def background(self, run: RunContext) -> list:
         return [Search(run, self.knee(run.env), self.increment(run.env))]
 
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:

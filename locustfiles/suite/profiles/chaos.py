@@ -5,7 +5,7 @@ from locustfiles.suite import chaos
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import Plan, Step, numbers, users_for
 from locustfiles.suite.core.summary import Summary
-from locustfiles.suite.profiles.base import Behaviour
+from locustfiles.suite.profiles.base import Behaviour, RunContext
 from locustfiles.suite.verdict import audit
 
 
@@ -24,24 +24,28 @@ class Chaos(Behaviour, catalogue.Chaos):
         steps = [Step(i, i * seconds, seconds, target_rpm=target, fault=name) for i, name in enumerate(names)]
         return Plan(self.name, steps, True, users_for(target, chaos.users_budget_seconds()))
 
-    def background(self, run) -> list:
-        return [lambda: chaos.drive(run.plan, run.t0, run.chaos_events)]
+    def new_state(self, run: RunContext) -> dict:
+        """The faults' events by name, as the driver records them."""
+        return {}
 
-    def settle(self, run) -> dict:
+    def background(self, run: RunContext) -> list:
+        return [lambda: chaos.drive(run.plan, run.t0, run.profile_state)]
+
+    def settle(self, run: RunContext) -> dict:
         """Undo a fault the driver could not finish (a run stopped early), then retry every order
         the faults left unfulfilled, as an operator would."""
-        if any(event.ended is None for event in run.chaos_events.values()):
+        if any(event.ended is None for event in run.profile_state.values()):
             chaos.clear_all()
         return {"retry_fulfillment": chaos.retry_all()}
 
-    def read(self, run) -> dict:
+    def read(self, run: RunContext) -> dict:
         """The audit's counts per step (None: they could not be read), the faults' events."""
         try:
             per_step = audit.by_step(run.run_dir, run.marks, run.step_of_second) if run.marks else {}
         except Exception as exc:  # the per-step counts say they are unknown
             run.log(f"could not audit the steps: {exc}")
             per_step = None
-        return {"per_step": per_step, "events": run.chaos_events, "t0": run.t0}
+        return {"per_step": per_step, "events": run.profile_state, "t0": run.t0}
 
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         """Each fault's step judged, with the audit's counts per step."""

@@ -3,11 +3,11 @@
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures.edx2015_client import client_figures, client_reading
-from locustfiles.suite.profiles.base import Behaviour
+from locustfiles.suite.profiles.base import Behaviour, RunContext
 
 
 class Edx2015(Behaviour, catalogue.Edx2015):
-    def read(self, run) -> dict:
+    def read(self, run: RunContext) -> dict:
         return {"client": client_reading(run)}
 
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:

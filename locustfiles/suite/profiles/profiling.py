@@ -7,21 +7,22 @@ from common.environment import get as setting
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import summary as summary_types
 from locustfiles.suite.core.summary import Summary
-from locustfiles.suite.profiles.base import Behaviour
+from locustfiles.suite.profiles.base import Behaviour, RunContext
 from locustfiles.suite.profiling.pyspy import Profiler
 
 
 class Profiling(Behaviour, catalogue.Profiling):
-    def background(self, run) -> list:
-        run.profiler = Profiler(run.run_dir, setting("VAR_DIR", run.env), self.rate(run.env), run.distributed)
+    def new_state(self, run: RunContext) -> Profiler:
+        """The test's py-spy recordings (profiling/pyspy.py), into its run folder."""
+        return Profiler(run.run_dir, setting("VAR_DIR", run.env), self.rate(run.env), run.distributed)
+
+    def background(self, run: RunContext) -> list:
         measured = run.plan.measured
         start, end = run.t0 + measured[0].start, run.t0 + measured[-1].end
-        return [lambda: run.profiler.record(start, end)]
+        return [lambda: run.profile_state.record(start, end)]
 
-    def read(self, run) -> dict:
-        if run.profiler is None:
-            return {"profiling": {"taken": False, "reason": "the profiler did not start", "groups": {}}}
-        return {"profiling": run.profiler.results()}
+    def read(self, run: RunContext) -> dict:
+        return {"profiling": run.profile_state.results()}
 
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"profiling": read["profiling"]} if read else {}

@@ -41,7 +41,7 @@ def collect(
     *,
     profile: str,
     started_from: str,
-    host: str,
+    host: str | None,
     users,
     spawn_rate,
     locust_workers: int,

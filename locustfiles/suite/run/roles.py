@@ -74,7 +74,5 @@ class MasterRun(KeptRun):
             self._write_answered(self.recorder.absorb(data["suite"]))
         if "suite_cpu" in data:
             name, at, seconds, *origin = data["suite_cpu"]
-            self.cpu_seconds[name] = (at, seconds)
-            if origin:  # its count's start by its clock, and its host
-                self.cpu_origin.setdefault(name, origin[0])
-                self.locust_hosts[name] = origin[1]
+            # With its count's start by its clock, and its host (an older worker sends neither).
+            self.cpu.report(name, at, seconds, *(origin or (None, None)))

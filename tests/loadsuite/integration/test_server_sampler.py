@@ -76,7 +76,7 @@ def test_the_suites_readings_are_in_no_schema_of_the_services_but_the_audits_loo
     """The run's statements are the digests of the services' schemas. The monitor connects to
     no database, so its readings (status, sizes, the watermarks, the digests themselves) are in
     none of them; the audit asks the services' own commands, which run in their schemas like
-    the requests: so the run reads its statements before the audit (run/keeper.py)."""
+    the requests: so the run reads its statements before the audit (run/finish.py)."""
     monkeypatch.setenv("ECOMMERCE_DB_NAME", DATABASES[0])
     monkeypatch.setenv("LMS_DB_NAME", DATABASES[1])
 

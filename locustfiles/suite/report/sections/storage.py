@@ -61,7 +61,7 @@ def _statements(statements: list[dict], caption: str) -> dict:
     )
 
 
-# Whose statements the section lists (the keeper reads them as the load stops: run/keeper.py).
+# Whose statements the section lists (read as the load stops: run/finish.py).
 WHOSE = (
     "The statements run in the services' databases from the start of the run until the load "
     "stopped (performance_schema's digests). The suite's own reads are not among them: its "
