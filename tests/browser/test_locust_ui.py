@@ -272,7 +272,7 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
         (300.0, 10),
         (300.0, 10),
     ]
-    assert summary["provenance"]["load"]["started_from"] == "web UI"
+    assert summary["started_from"] == "web UI"
     assert summary["steps"][0]["requests"] > 0
     # Locust's CSVs beside the report, as `--csv` writes them for `make rpm`.
     stats = folder / "locust_stats.csv"
@@ -286,7 +286,7 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     smoke = json.loads((smoke_folder / "summary.json").read_text())
     assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
     assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
-    assert smoke["provenance"]["load"]["started_from"] == "web UI" and smoke["verdict"]["passed"]
+    assert smoke["started_from"] == "web UI" and smoke["verdict"]["passed"]
 
     # Issue 31, item 5: the two runs compared from the Runs page, as make compare shows them.
     page.goto(locust_ui.url + "/suite/runs")

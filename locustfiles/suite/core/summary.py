@@ -24,7 +24,7 @@ from typing import Any, NotRequired, TypedDict
 # 6: shed_by_machine, the shed requests beside how busy the machine was in their second, and
 #    the timeline's shed and machine_cpu_percent per point (issue 29).
 # 7: settings, the run's settings as given and as resolved (issue 43).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class Row(TypedDict):
@@ -119,9 +119,8 @@ class StepRow(OverallRow):
 
 
 class PlanSummary(TypedDict):
-    """core/plan.py's Plan.as_dict."""
+    """core/plan.py's Plan.as_dict, but its profile (the summary's own "profile")."""
 
-    profile: str
     steps: list[dict[str, Any]]
     open_model: bool
     users: int

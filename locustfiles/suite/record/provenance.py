@@ -39,12 +39,6 @@ def collect(
     env: dict,
     running_settings: dict,
     *,
-    profile: str,
-    started_from: str,
-    host: str | None,
-    users,
-    spawn_rate,
-    locust_workers: int,
     git_at_start: dict | None = None,
 ) -> dict:
     """The run's provenance (summary.json's "provenance"). ``env`` is the run's environment,
@@ -62,15 +56,9 @@ def collect(
         "host": machine(),
         "versions": versions(),
         "services": services(running_settings),
-        "load": {
-            "profile": profile,
-            "started_from": started_from,
-            "host": host,
-            "users": users,
-            "spawn_rate": spawn_rate,
-            **load_settings(env),
-            "locust_workers": locust_workers,
-        },
+        # The learners' settings; who made the load is the summary's "profile", "started_from"
+        # and "load", written once there.
+        "load": load_settings(env),
     }
 
 

@@ -38,17 +38,8 @@ def summarise(run, finished: float) -> Summary:
         settings=run.profile.run_settings(run.env).record(),
     )
     summary = summaries.measured(run.profile, recorded, read)
-    ran = summary["load"]
     run_provenance = provenance.collect(
-        run.env,
-        services.running_settings(run.env),
-        profile=run.profile.name,
-        started_from=run.started_from,
-        git_at_start=run.git_at_start,
-        host=ran["host"],
-        users=ran["users"],
-        spawn_rate=ran["spawn_rate"],
-        locust_workers=ran["locust_workers"],
+        run.env, services.running_settings(run.env), git_at_start=run.git_at_start
     )
     run.sampler.close()
     return summaries.judged(summary, run.profile, run.rules, run_provenance, read.profile)

@@ -17,16 +17,7 @@ def unreachable_mariadb(monkeypatch):
 
 
 def collect(env=None, running=None):
-    return provenance.collect(
-        env or {},
-        running or {},
-        profile="ramp",
-        started_from="web UI",
-        host="http://127.0.0.1:18000",
-        users=3,
-        spawn_rate=1.5,
-        locust_workers=2,
-    )
+    return provenance.collect(env or {}, running or {})
 
 
 def test_every_field_is_present_and_typed(unreachable_mariadb):
@@ -42,16 +33,11 @@ def test_every_field_is_present_and_typed(unreachable_mariadb):
     assert set(versions) == {"python", "django", "oscar", "drf", "locust", "mariadb", "gunicorn", "gevent"}
     assert versions["mariadb"] is None  # not reachable
     assert all(isinstance(v, str) and v[0].isdigit() for k, v in versions.items() if k != "mariadb")
+    # The learners' settings only: who made the load is the summary's, written once there.
     assert found["load"] == {
-        "profile": "ramp",
-        "started_from": "web UI",
-        "host": "http://127.0.0.1:18000",
-        "users": 3,
-        "spawn_rate": 1.5,
         "think_time": {"min_seconds": 3.0, "max_seconds": 5.0},
         "weights": {"buy": 50, "pay": 1, "read": 5},
         "courses": 100,
-        "locust_workers": 2,
     }
 
 
@@ -124,14 +110,4 @@ def test_the_commit_is_the_one_the_run_began_on_and_a_change_during_it_is_kept(u
 
 
 def collect_at_start(git_at_start):
-    return provenance.collect(
-        {},
-        {},
-        profile="soak",
-        started_from="headless",
-        host="http://127.0.0.1:18000",
-        users=3,
-        spawn_rate=None,
-        locust_workers=0,
-        git_at_start=git_at_start,
-    )
+    return provenance.collect({}, {}, git_at_start=git_at_start)

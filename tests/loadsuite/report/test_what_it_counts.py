@@ -59,7 +59,7 @@ def test_an_open_model_runs_setup_lists_what_the_open_model_uses(tmp_path):
     """Its arrivals come at the target rate whatever the users do: no think time, spawn rate or
     users at most (a pool that only sends the arrivals), but the rate and the journeys' mix."""
     summary = rpm_summary()
-    summary["provenance"]["load"].update(profile="rpm", users=26, spawn_rate=1)
+    summary["load"].update(users=26, spawn_rate=1)
     found = load_table(summary)
     assert not {"think time", "spawn rate", "users (at most)", "users start", "task weights"} & set(found)
     assert found["arrivals"] == "each step's target RPM, spread evenly over the step (open model)"

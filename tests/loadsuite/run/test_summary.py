@@ -80,3 +80,20 @@ def test_an_audit_that_could_not_run_fails_the_verdict():
 def test_a_broken_threshold_fails_the_verdict():
     verdict = summarise(rules="p95<1")["verdict"]
     assert not verdict["passed"] and verdict["reasons"] == ["thresholds failed: p95<1"]
+
+
+def test_who_made_the_load_is_written_once():
+    """The profile, where the run started and Locust's load are the summary's own keys; the plan
+    and the provenance do not repeat them (they did: the profile was written three times)."""
+    summary = summarise("rpm", {"RPM": "600", "DURATION": "10"})
+
+    def places(value, key, path="") -> list[str]:
+        if isinstance(value, dict):
+            here = [path + "." + key] if key in value else []
+            return here + [p for k, v in value.items() for p in places(v, key, f"{path}.{k}")]
+        return []
+
+    for key in ("profile", "started_from", "spawn_rate", "locust_workers"):
+        found = [p for p in places(summary, key) if not p.startswith(".config")]
+        assert len(found) == 1, (key, found)
+    assert summary["profile"] == "rpm" and "profile" not in summary["plan"]

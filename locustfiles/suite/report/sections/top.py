@@ -3,7 +3,7 @@ the test setup (what ran, on what, from which commit).
 """
 
 from locustfiles.suite.core.blocks import DASH, cell, fmt, section, table, text
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import Load, Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 
@@ -97,22 +97,23 @@ def provenance(summary: Summary) -> dict:
     )
 
 
-def _load_rows(summary: Summary, load: dict) -> list[list]:
+def _load_rows(summary: Summary, learners: dict) -> list[list]:
     """What made the load, in the terms the run's model uses: an open model's arrivals come at
     the target rate whatever the users do (no think time; its users are only a pool that sends
     them), a closed model's users repeat their tasks; edX's client brings its own."""
-    weights = load.get("weights") or {}
-    think = load.get("think_time") or {}
-    rows = [
-        ["profile", load["profile"]],
-        ["started from", load["started_from"]],
+    weights = learners.get("weights") or {}
+    think = learners.get("think_time") or {}
+    load = summary["load"]
+    rows: list[list] = [
+        ["profile", summary["profile"]],
+        ["started from", summary["started_from"]],
         ["target host", load["host"]],
     ]
     if (summary.get("plan") or {}).get("open_model"):
         rows += [
             ["arrivals", "each step's target RPM, spread evenly over the step (open model)"],
             ["journeys", _arrival_mix(weights)],
-            ["courses bought", load["courses"]],
+            ["courses bought", learners["courses"]],
         ]
     elif summary.get("client"):
         rows += [
@@ -126,7 +127,7 @@ def _load_rows(summary: Summary, load: dict) -> list[list]:
             _spawn(summary, load),
             ["think time", f"{fmt(think.get('min_seconds'))}–{fmt(think.get('max_seconds'))} s"],
             ["task weights", _weights(weights)],
-            ["courses bought", load["courses"]],
+            ["courses bought", learners["courses"]],
         ]
     return [
         *rows,
@@ -135,7 +136,7 @@ def _load_rows(summary: Summary, load: dict) -> list[list]:
     ]
 
 
-def _spawn(summary: Summary, load: dict) -> list:
+def _spawn(summary: Summary, load: Load) -> list:
     """How the users started: at the spawn rate asked for when they were set by hand (the web
     UI's form, Locust's -u and -r: the manual profile), else as the profile's load shape starts
     each step's users (all within a second)."""
