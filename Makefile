@@ -3,14 +3,19 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help bootstrap up down status run test fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit smoke ramp rpm capacity overload soak chaos edx2015 profile edx2015-original compare lint format freeze clean
+# The load profiles' targets (the catalogue's, locustfiles/suite/core/catalogue.py) and the
+# settings they pass to the suite (docs/configuration.md, "Load runs": SIZES in
+# common/environment/load.py), read once from where they are defined: a profile or a setting
+# added there needs nothing here. The system python3, as `make help`: no virtualenv needed.
+MAKE_LISTS := $(shell cd "$(CURDIR)" && python3 -m locustfiles.suite.core.help --make)
+PROFILES := $(patsubst profile:%,%,$(filter profile:%,$(MAKE_LISTS)))
+LOAD_SETTINGS := $(patsubst setting:%,%,$(filter setting:%,$(MAKE_LISTS)))
+ifeq ($(strip $(PROFILES)),)
+$(error could not read the load profiles: python3 -m locustfiles.suite.core.help --make failed)
+endif
+export $(LOAD_SETTINGS)
 
-# Load-run sizes (docs/configuration.md, "Load runs"; the table of common/environment, whose
-# SIZES in common/environment/load.py this list equals: tests/unit/test_environment.py); given on
-# the command line, they reach the suite.
-export USERS STEP_SECONDS RPM DURATION HOURS BUCKET_SECONDS RPM_START RPM_STEP RPM_MAX COURSES
-export WORKERS THRESHOLDS HOST_PROFILE UI WAIT_MIN WAIT_MAX BUY_WEIGHT PAY_WEIGHT READ_WEIGHT NOISE_PCT NOISE_MS
-export FAULTS PHASE_SECONDS FAULT_SECONDS PRELOAD WARMUP_SECONDS SAMPLE_HZ CAPACITY_RPM KNEE_PCT
+.PHONY: help bootstrap up down status run test fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
@@ -92,7 +97,7 @@ index-audit:  ## rows read by every statement of every request path (after make 
 
 # The load profiles; `make help` takes their descriptions and defaults from the profiles.
 # exec: the TERM that make passes on reaches the run itself, which stops its Locust processes.
-smoke ramp rpm capacity overload soak chaos edx2015 profile:
+$(PROFILES):
 	@scripts/bootstrap.sh && exec .venv/bin/python -m locustfiles.suite.run $@
 
 edx2015-original:  ## edX's own 2015 client from your checkout (EDX_LOAD_TESTS=<edx/load-tests at 860f6fa>), as make edx2015

@@ -290,11 +290,32 @@ def test_no_code_outside_the_table_writes_a_key_default_again():
 # --- The load runs' variables --------------------------------------------------------------------
 
 
+def make_says(expression: str, *assignments: str) -> str:
+    """What a recipe of the project's Makefile prints for ``expression`` (after ``assignments``
+    in the Makefile's own syntax): its variables as make reads them, its exports as the shell
+    of a recipe gets them."""
+    evals = [f"--eval={line}" for line in (*assignments, f"say: ; @echo {expression}")]
+    done = subprocess.run(
+        ["make", "-s", "--no-print-directory", *evals, "say"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_environment(),
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_make_exports_the_load_variables_the_table_lists():
-    makefile = (ROOT / "Makefile").read_text()
-    exported = [name for line in re.findall(r"^export (.+)$", makefile, re.M) for name in line.split()]
-    assert sorted(exported) == sorted(load.SIZES)
-    assert set(exported) <= set(environment.VARIABLES)
+    assert make_says("$(LOAD_SETTINGS)").split() == list(load.SIZES)
+    assert set(load.SIZES) <= set(environment.VARIABLES)
+    # Set in a Makefile (as on make's command line), each reaches the runs' environment.
+    assert make_says('"$$RPM $$KNEE_PCT"', "RPM := 7", "KNEE_PCT := 3") == "7 3"
+
+
+def test_make_has_a_target_for_every_runnable_profile():
+    assert make_says("$(PROFILES)").split() == list(catalogue.RUNNABLE)
 
 
 def test_every_size_a_profile_takes_is_in_the_table():

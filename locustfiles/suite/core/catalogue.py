@@ -53,6 +53,7 @@ class Profile:
     # table): make run's start form offers them beside the sizes.
     client_settings: tuple[str, ...] = ()
     lists: tuple[str, ...] = ()  # the settings of which this profile takes several values (USERS)
+    runnable = True  # a make target starts it (manual runs come from make run's web UI)
 
     def reads(self) -> tuple[str, ...]:
         """Every setting a run of this profile reads (core/settings.py checks each)."""
@@ -349,21 +350,24 @@ class Manual(Profile):
     Each change of the user count starts a step; the plan is written as the run goes."""
 
     name = "manual"
+    runnable = False
     help = "users set by hand in the web UI (make run): each change of the user count is a step"
 
     def plan(self, env) -> Plan:
         return LivePlan(self.name)
 
 
+# In `make help`'s order. Adding a profile: its class here, its behaviour (profiles/) and its
+# users' locustfile; the Makefile's target, the help, the form and the docs follow from this.
 CATALOGUE: dict[str, Profile] = {
     p.name: p
     for p in (
+        Smoke(),
         Ramp(),
         Rpm(),
         Capacity(),
         Overload(),
         Soak(),
-        Smoke(),
         Chaos(),
         Edx2015(),
         Profiling(),
@@ -372,7 +376,7 @@ CATALOGUE: dict[str, Profile] = {
 }
 # The profiles a `make` target and `python -m locustfiles.suite.run` start (manual runs come
 # from the web UI of `make run`).
-RUNNABLE = ("smoke", "ramp", "rpm", "capacity", "overload", "soak", "chaos", "edx2015", "profile")
+RUNNABLE = tuple(name for name, profile in CATALOGUE.items() if profile.runnable)
 
 
 def get(name: str) -> Profile:

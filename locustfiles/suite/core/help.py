@@ -5,10 +5,13 @@ the virtualenv exists.
 
     python3 -m locustfiles.suite.core.help            the profiles, with their defaults
     python3 -m locustfiles.suite.core.help --bounds   each setting's kind, unit and bounds
+    python3 -m locustfiles.suite.core.help --make     the Makefile's lists: its profile targets
+                                                      and the settings it passes to the runs
 """
 
 import sys
 
+from common.environment.load import SIZES
 from locustfiles.suite.core.catalogue import RUNNABLE, get
 from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.settings import SETTINGS
@@ -31,8 +34,17 @@ def bounds_lines() -> list[str]:
     return lines
 
 
+def make_lists() -> str:
+    """One word per profile target (profile:NAME) and per setting the targets export
+    (setting:NAME), which the Makefile sorts apart with $(filter): read once per make."""
+    return " ".join([*(f"profile:{name}" for name in RUNNABLE), *(f"setting:{name}" for name in SIZES)])
+
+
 def main(argv: list[str]) -> int:
-    print("\n".join(bounds_lines() if argv == ["--bounds"] else profile_lines()))
+    if argv == ["--make"]:
+        print(make_lists())
+    else:
+        print("\n".join(bounds_lines() if argv == ["--bounds"] else profile_lines()))
     return 0
 
 

@@ -35,7 +35,7 @@ def test_each_profile_labels_its_steps(name, step, label):
 
 
 def test_unknown_profiles_are_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="one of ramp, rpm"):
+    with pytest.raises(ValueError, match="one of smoke, ramp, rpm"):
         profiles.get("marathon")
 
 
