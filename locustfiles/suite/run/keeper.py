@@ -73,6 +73,7 @@ class KeptRun(LoadRun):
         self.profile_name, self.env = profile, env
         self.profile = profiles.get(profile)
         self.plan = self.profile.plan(env)
+        self.plan_taken = False  # a test runs it (on_test_start), once
         self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
 
     def attach_role(self) -> None:
@@ -118,9 +119,10 @@ class KeptRun(LoadRun):
         now = time.time()
         if self.environment.shape_class is None and not self.plan.follows_users:
             # The web UI's form (or -u) sets the users, not the profile's shape: say so.
-            self.profile = profiles.get("manual")
-            self.rules = thresholds.parse(given("THRESHOLDS", self.env) or self.profile.thresholds)
-        self.plan = self.profile.plan(self.env)  # each test of a web UI session: its own
+            self.take("manual", self.env)
+        if self.plan_taken:  # the next test of a web UI session: a plan of its own
+            self.plan = self.profile.plan(self.env)
+        self.plan_taken = True
         self.t0 = self.plan.t0_for(now, self.runner.target_user_count or 0)
         self.begun = now
         runs = run_folders.runs(get("VAR_DIR", self.env))
