@@ -43,6 +43,7 @@ test_db down >/dev/null 2>&1 || true
 export MYSQL_PORT=${TEST_MYSQL_PORT:-$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 test_db up || exit 1
 trap 'test_db down' EXIT
+set_up_seconds=$(($(date +%s) - started))
 
 cd "$ROOT"
 export PYTHONPATH=$ROOT
@@ -65,25 +66,32 @@ tests() {
   fi
   return "$code"
 }
+# Each suite's time, printed at the end: "name|seconds|how".
+times=("set-up|$set_up_seconds|bootstrap and the tests' MariaDB")
 run() {
-  local key=$1 name=$2
+  local key=$1 name=$2 began
   shift 2
   [[ " $SUITES " == *" $key "* ]] || return 0
   say ""
   say "=== $name"
+  began=$(date +%s)
   "$@" || failed+=("$name")
+  times+=("$name|$(($(date +%s) - began))|")
 }
 
 # start_beside KEY NAME CMD...: a check that reads files only (no database, port or service),
 # run while the unit suite runs; finish_beside prints its output under its name, in order.
 beside=()
+alongside=""
+[[ " $SUITES " == *" unit "* ]] && alongside="alongside the unit suite"
 start_beside() {
   local key=$1 name=$2
   shift 2
   [[ " $SUITES " == *" $key "* ]] || return 0
   local out
   out=$(mktemp)
-  ("$@" >"$out" 2>&1) &
+  # Its own end time beside its output: it may end long before it is waited for.
+  (began=$(date +%s); "$@" >"$out" 2>&1; code=$?; echo "$(($(date +%s) - began))" >"$out.seconds"; exit "$code") &
   beside+=("$!|$name|$out")
 }
 finish_beside() {
@@ -94,7 +102,8 @@ finish_beside() {
     say "=== $name"
     wait "$pid" || failed+=("$name")
     cat "$out"
-    rm -f "$out"
+    times+=("$name|$(cat "$out.seconds" 2>/dev/null || echo "?")|${alongside:-}")
+    rm -f "$out" "$out.seconds"
   done
   beside=()
 }
@@ -123,6 +132,11 @@ run browser "browser" tests tests/browser -p no:django "$@"
 
 elapsed=$(($(date +%s) - started))
 say ""
+say "make test: each suite's time (this machine: $(nproc) cores)"
+for entry in "${times[@]}"; do
+  IFS='|' read -r name seconds how <<<"$entry"
+  say "$(printf '  %-30s %5s s  %s' "$name" "$seconds" "$how")"
+done
 if [ ${#failed[@]} -gt 0 ]; then
   say "make test: FAILED (${failed[*]}) in ${elapsed}s"
   exit 1

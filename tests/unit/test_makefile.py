@@ -114,6 +114,11 @@ def test_make_test_runs_beside_a_running_mariadb_and_leaves_it_alone(tmp_path):
         assert "1 passed" in done.stdout
         # -k names a unit test: the load suite's two runs select none, which fails neither.
         assert (done.stdout + done.stderr).count("(the arguments select no test of this suite)") == 2
+        # Each suite's time at the end, the one run alongside the unit suite said to be.
+        times = (done.stdout + done.stderr).split("make test: each suite's time")[1]
+        for suite in ("set-up", "unit and ecommerce", "load suite with services"):
+            assert re.search(rf"^  {re.escape(suite)} +\d+ s", times, re.M), times
+        assert re.search(r"^  load suite without services +\d+ s  alongside the unit suite$", times, re.M)
         # The developer's server is the same process, with the same databases, on its port.
         assert (tmp_path / "dev" / "mysql" / "mysqld.pid").read_text() == pid
         assert databases() == before
