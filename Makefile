@@ -15,7 +15,7 @@ $(error could not read the load profiles: python3 -m locustfiles.suite.core.help
 endif
 export $(LOAD_SETTINGS)
 
-.PHONY: help bootstrap up down status run test fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
@@ -56,6 +56,9 @@ run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what i
 
 test:  ## every test, on a private MariaDB
 	@scripts/test.sh
+
+check:  ## the quick loop: lint and types, the unit tests and the load suite's tests that start no service
+	@SUITES="lint unit loadunit" scripts/test.sh
 
 fresh-test:  ## make up, a smoke run, make down and make test on a fresh debootstrap root, timed (as root; not part of make test)
 	@scripts/bootstrap.sh && scripts/fresh-test.sh

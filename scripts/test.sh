@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make test`: bootstrap, a private MariaDB, lint, then every suite with its service's settings.
 # Extra arguments go to every pytest run (e.g. scripts/test.sh -x -k idempotency).
-# SUITES picks some of them by key: lint ansible unit lms_stub integration schema load browser
-# (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs), or by the folder names ecommerce
-# and loadsuite; an unknown name is refused with the list, before anything is installed.
+# SUITES picks some of them by key: lint ansible unit lms_stub integration schema loadunit load
+# browser (e.g. SUITES=schema scripts/test.sh, which `make fuzz` runs; `make check` is lint, unit
+# and loadunit, the load suite's tests that start no service, which load includes), or by the
+# folder names ecommerce and loadsuite; an unknown name is refused with the list, before
+# anything is installed.
 # Its MariaDB is its own (var/test/mysql, a free port); a running `make up` is left alone.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -11,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 # first line reached a pipe only at exit (the rollup loop's). The tests run as on a fresh one.
 unset PYTHONUNBUFFERED
 
-ALL_SUITES="lint ansible unit lms_stub integration schema load browser"
+ALL_SUITES="lint ansible unit lms_stub integration schema loadunit load browser"
 # The folder names work too: tests/ecommerce runs with unit, tests/loadsuite is load.
 declare -A ALIASES=([ecommerce]=unit [loadsuite]=load)
 SUITES=${SUITES:-$ALL_SUITES}
@@ -23,6 +25,7 @@ for name in ${SUITES//,/ }; do
     exit 2
   fi
   wanted+=("$name")
+  [ "$name" = load ] && wanted+=(loadunit)  # the load suite, whole: with and without services
 done
 if [ ${#wanted[@]} -eq 0 ]; then
   say "make test: SUITES names no suite; valid: $ALL_SUITES"
@@ -117,7 +120,7 @@ start_beside ansible "ansible lint and syntax" "$ROOT/scripts/ansible-check.sh"
 # tests that start no service (everything outside integration/) read and write temporary
 # files only, so they run beside the unit suite, which leaves one core mostly idle.
 LOAD_PYTEST=(-p no:django -p no:schemathesis -p no:anyio)
-start_beside load "load suite without services" tests tests/loadsuite --ignore=tests/loadsuite/integration \
+start_beside loadunit "load suite without services" tests tests/loadsuite --ignore=tests/loadsuite/integration \
   "${LOAD_PYTEST[@]}" "$@"
 run unit "unit and ecommerce" tests tests/unit tests/ecommerce --ds=settings.test "$@"
 finish_beside

@@ -53,7 +53,7 @@ def test_make_test_refuses_a_suite_it_does_not_know_before_installing_anything(s
     )
     assert done.returncode == 2
     assert refused in done.stderr
-    assert "valid: lint ansible unit lms_stub integration schema load browser" in done.stderr
+    assert "valid: lint ansible unit lms_stub integration schema loadunit load browser" in done.stderr
     assert "passed" not in done.stdout + done.stderr
 
 
