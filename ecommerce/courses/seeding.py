@@ -29,6 +29,27 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
     if site_domain:
         Site.objects.update_or_create(pk=1, defaults={"domain": site_domain, "name": "ecommerce"})
     partner, _ = Partner.objects.get_or_create(code=PARTNER_CODE, defaults={"name": PARTNER_NAME})
+    seat_class, attributes = _seat_class()
+    existing = {
+        record.partner_sku: record
+        for record in StockRecord.objects.filter(partner=partner).select_related("product")
+    }
+    values = {
+        (value.product_id, value.attribute_id): value
+        for value in ProductAttributeValue.objects.filter(attribute__in=attributes.values())
+    }
+    counts = {"created": 0, "updated": 0}
+    for seat in catalogue(courses):
+        product, written = _seat_product(seat, existing.get(seat.sku), partner, seat_class)
+        if written:
+            counts[written] += 1
+        for code, text in ((COURSE_ATTRIBUTE, seat.course_id), (MODE_ATTRIBUTE, seat.mode)):
+            _attribute_value(product, attributes[code], text, values.get((product.pk, attributes[code].pk)))
+    return {**counts, "courses": courses}
+
+
+def _seat_class():
+    """The Seat product class and its two attributes (course and mode), made if missing."""
     seat_class, _ = ProductClass.objects.update_or_create(
         name=PRODUCT_CLASS_NAME,
         defaults={"requires_shipping": False, "track_stock": False},
@@ -41,49 +62,38 @@ def seed(courses: int, site_domain: str | None = None) -> dict[str, int]:
         )[0]
         for code in (COURSE_ATTRIBUTE, MODE_ATTRIBUTE)
     }
+    return seat_class, attributes
 
-    existing = {
-        record.partner_sku: record
-        for record in StockRecord.objects.filter(partner=partner).select_related("product")
-    }
-    values = {
-        (value.product_id, value.attribute_id): value
-        for value in ProductAttributeValue.objects.filter(attribute__in=attributes.values())
-    }
-    created = updated = 0
-    for seat in catalogue(courses):
-        record = existing.get(seat.sku)
-        if record is None:
-            product = Product.objects.create(
-                structure=Product.STANDALONE,
-                product_class=seat_class,
-                title=seat.title,
-                is_public=True,
-            )
-            StockRecord.objects.create(
-                product=product,
-                partner=partner,
-                partner_sku=seat.sku,
-                price_currency=CURRENCY,
-                price=seat.price,
-            )
-            created += 1
-        else:
-            product = record.product
-            wanted = (seat.title, seat.price, CURRENCY)
-            if (product.title, record.price, record.price_currency) != wanted:
-                Product.objects.filter(pk=product.pk).update(title=seat.title)
-                StockRecord.objects.filter(pk=record.pk).update(price=seat.price, price_currency=CURRENCY)
-                updated += 1
-        for code, text in (
-            (COURSE_ATTRIBUTE, seat.course_id),
-            (MODE_ATTRIBUTE, seat.mode),
-        ):
-            value = values.get((product.pk, attributes[code].pk))
-            if value is None:
-                ProductAttributeValue.objects.create(
-                    product=product, attribute=attributes[code], value_text=text
-                )
-            elif value.value_text != text:
-                ProductAttributeValue.objects.filter(pk=value.pk).update(value_text=text)
-    return {"created": created, "updated": updated, "courses": courses}
+
+def _seat_product(seat, record, partner, seat_class):
+    """(the seat's product, "created" / "updated" / None): made with its stock record when the
+    partner has no record of its SKU, its title and price corrected when they differ."""
+    if record is None:
+        product = Product.objects.create(
+            structure=Product.STANDALONE,
+            product_class=seat_class,
+            title=seat.title,
+            is_public=True,
+        )
+        StockRecord.objects.create(
+            product=product,
+            partner=partner,
+            partner_sku=seat.sku,
+            price_currency=CURRENCY,
+            price=seat.price,
+        )
+        return product, "created"
+    product = record.product
+    if (product.title, record.price, record.price_currency) != (seat.title, seat.price, CURRENCY):
+        Product.objects.filter(pk=product.pk).update(title=seat.title)
+        StockRecord.objects.filter(pk=record.pk).update(price=seat.price, price_currency=CURRENCY)
+        return product, "updated"
+    return product, None
+
+
+def _attribute_value(product, attribute, text: str, value) -> None:
+    """The product's value of ``attribute`` made ``text`` (``value``: the one it has, if any)."""
+    if value is None:
+        ProductAttributeValue.objects.create(product=product, attribute=attribute, value_text=text)
+    elif value.value_text != text:
+        ProductAttributeValue.objects.filter(pk=value.pk).update(value_text=text)

@@ -24,6 +24,11 @@ def _ref(name: str) -> dict:
 def components() -> dict:
     """The schemas of this API, by component name (built when the document is generated, so
     settings such as MAX_BASKET_PRODUCTS are the running service's)."""
+    return {**_answer_schemas(), **_request_schemas()}
+
+
+def _answer_schemas() -> dict:
+    """What the API answers: a basket, its order and the order's lines."""
     return {
         "Line": {
             "type": "object",
@@ -74,6 +79,12 @@ def components() -> dict:
             },
             "additionalProperties": False,
         },
+    }
+
+
+def _request_schemas() -> dict:
+    """What the API takes: a basket's seats and whether to check it out."""
+    return {
         "BasketRequest": {
             "type": "object",
             "required": ["products"],
@@ -112,27 +123,32 @@ def components() -> dict:
             "additionalProperties": False,
             "description": "Unknown fields are refused, so a misspelt checkout cannot skip the order.",
         },
-        "ProductRequest": {
-            "type": "object",
-            "required": ["sku"],
-            "properties": {
-                "sku": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_SKU_LENGTH,
-                    # Not only whitespace, as Python's str.strip() sees it.
-                    "pattern": r"[^\s\x1c-\x1f]",
-                    "example": seat(1).sku,
-                },
-                "quantity": {
-                    "type": "integer",
-                    "enum": [1],
-                    "default": 1,
-                    "description": "A seat is bought one at a time.",
-                },
+        "ProductRequest": _product_request(),
+    }
+
+
+def _product_request() -> dict:
+    """One seat of a basket request: its SKU, bought one at a time."""
+    return {
+        "type": "object",
+        "required": ["sku"],
+        "properties": {
+            "sku": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_SKU_LENGTH,
+                # Not only whitespace, as Python's str.strip() sees it.
+                "pattern": r"[^\s\x1c-\x1f]",
+                "example": seat(1).sku,
             },
-            "additionalProperties": False,
+            "quantity": {
+                "type": "integer",
+                "enum": [1],
+                "default": 1,
+                "description": "A seat is bought one at a time.",
+            },
         },
+        "additionalProperties": False,
     }
 
 

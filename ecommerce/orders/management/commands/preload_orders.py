@@ -100,7 +100,6 @@ def next_ids(cursor, models) -> dict:
 
 def write_batch(cursor, first_index: int, count: int, options) -> None:
     purchases = plan.purchases_sql(first_index, count, options)
-    shipping = NoShippingRequired()
     with transaction.atomic():
         # The rollup folds into the same ProductRecord rows; it skips its turn while we hold this.
         cursor.execute("SELECT GET_LOCK(%s, 30)", [LOCK_NAME])
@@ -108,9 +107,6 @@ def write_batch(cursor, first_index: int, count: int, options) -> None:
             raise ValueError("the counter rollup held its lock for 30 s; try again")
         try:
             ids = next_ids(cursor, (User, Basket, BasketLine, Order, OrderLine, LinePrice, SeatClaim))
-            user, basket = f"{ids[User]} + p.seq", f"{ids[Basket]} + p.seq"
-            number = order_numbers.order_number_sql(settings.ORDER_NUMBER_PREFIX, basket)
-            order, line = f"{ids[Order]} + p.seq", f"{ids[OrderLine]} + p.seq"
             # The batch's purchases with their seats, worked out once for the eight INSERTs.
             cursor.execute(f"DROP TEMPORARY TABLE IF EXISTS {BATCH}")
             cursor.execute(
@@ -119,62 +115,7 @@ def write_batch(cursor, first_index: int, count: int, options) -> None:
                 f"JOIN {SEATS} AS s ON s.course = p.course"
             )
             rows = f"FROM {BATCH} AS p"
-            statements = [
-                (
-                    User,
-                    "id, password, last_login, is_superuser, username, first_name, last_name, email, "
-                    "is_staff, is_active, date_joined",
-                    # An unusable password, as auto_auth's learners have ("!" and 40 characters).
-                    f"{user}, CONCAT('!', SHA1(CONCAT('preload-', p.i))), NULL, 0, p.name, '', '', "
-                    "CONCAT(p.name, '@example.com'), 0, 1, p.at",
-                ),
-                (
-                    Basket,
-                    "id, status, date_created, date_merged, date_submitted, owner_id",
-                    f"{basket}, '{Basket.SUBMITTED}', p.at, NULL, p.at, {user}",
-                ),
-                (
-                    BasketLine,
-                    "id, line_reference, quantity, price_currency, price_excl_tax, price_incl_tax, "
-                    "date_created, date_updated, basket_id, product_id, stockrecord_id, tax_code",
-                    f"{ids[BasketLine]} + p.seq, CONCAT(p.product_id, '_', p.stockrecord_id), 1, p.currency, "
-                    f"p.price, p.price, p.at, p.at, {basket}, p.product_id, p.stockrecord_id, NULL",
-                ),
-                (
-                    Order,
-                    "id, number, currency, total_incl_tax, total_excl_tax, shipping_incl_tax, "
-                    "shipping_excl_tax, shipping_method, shipping_code, status, guest_email, date_placed, "
-                    "basket_id, billing_address_id, shipping_address_id, site_id, user_id, "
-                    "shipping_tax_code, analytics_tracked",
-                    f"{order}, {number}, p.currency, p.price, p.price, 0, 0, "
-                    f"'{shipping.name}', '{shipping.code}', '{ORDER.COMPLETE}', '', p.at, {basket}, NULL, "
-                    f"NULL, {settings.SITE_ID}, {user}, NULL, 0",
-                ),
-                (
-                    OrderLine,
-                    "id, partner_name, partner_sku, partner_line_reference, partner_line_notes, title, upc, "
-                    "quantity, line_price_incl_tax, line_price_excl_tax, "
-                    "line_price_before_discounts_incl_tax, line_price_before_discounts_excl_tax, "
-                    "unit_price_incl_tax, unit_price_excl_tax, status, "
-                    "order_id, partner_id, product_id, stockrecord_id, tax_code, allocation_cancelled, "
-                    "num_allocated",
-                    f"{line}, p.partner_name, p.sku, '', '', p.title, '', 1, p.price, p.price, p.price, "
-                    f"p.price, p.price, p.price, '{LINE.COMPLETE}', {order}, p.partner_id, p.product_id, "
-                    "p.stockrecord_id, NULL, 0, 1",
-                ),
-                (
-                    LinePrice,
-                    "id, quantity, price_incl_tax, price_excl_tax, shipping_incl_tax, shipping_excl_tax, "
-                    "line_id, order_id, tax_code",
-                    f"{ids[LinePrice]} + p.seq, 1, p.price, p.price, 0, 0, {line}, {order}, NULL",
-                ),
-                (
-                    SeatClaim,
-                    "id, user_id, product_id, order_id",
-                    f"{ids[SeatClaim]} + p.seq, {user}, p.product_id, {order}",
-                ),
-            ]
-            for model, columns, values in statements:
+            for model, columns, values in [*_learner_rows(ids), *_order_rows(ids)]:
                 cursor.execute(f"INSERT INTO {model._meta.db_table} ({columns}) SELECT {values} {rows}")
             cursor.execute(
                 f"INSERT INTO {ProductRecord._meta.db_table} "
@@ -184,3 +125,75 @@ def write_batch(cursor, first_index: int, count: int, options) -> None:
             )
         finally:
             cursor.execute("SELECT RELEASE_LOCK(%s)", [LOCK_NAME])
+
+
+def _learner_rows(ids: dict) -> list[tuple]:
+    """(model, columns, values over the batch's rows ``p``) of each purchase's learner, basket
+    and basket line; ids above ``ids``' highest, by the purchase's place in the batch."""
+    user, basket = f"{ids[User]} + p.seq", f"{ids[Basket]} + p.seq"
+    return [
+        (
+            User,
+            "id, password, last_login, is_superuser, username, first_name, last_name, email, "
+            "is_staff, is_active, date_joined",
+            # An unusable password, as auto_auth's learners have ("!" and 40 characters).
+            f"{user}, CONCAT('!', SHA1(CONCAT('preload-', p.i))), NULL, 0, p.name, '', '', "
+            "CONCAT(p.name, '@example.com'), 0, 1, p.at",
+        ),
+        (
+            Basket,
+            "id, status, date_created, date_merged, date_submitted, owner_id",
+            f"{basket}, '{Basket.SUBMITTED}', p.at, NULL, p.at, {user}",
+        ),
+        (
+            BasketLine,
+            "id, line_reference, quantity, price_currency, price_excl_tax, price_incl_tax, "
+            "date_created, date_updated, basket_id, product_id, stockrecord_id, tax_code",
+            f"{ids[BasketLine]} + p.seq, CONCAT(p.product_id, '_', p.stockrecord_id), 1, p.currency, "
+            f"p.price, p.price, p.at, p.at, {basket}, p.product_id, p.stockrecord_id, NULL",
+        ),
+    ]
+
+
+def _order_rows(ids: dict) -> list[tuple]:
+    """(model, columns, values) of each purchase's order, its line and price, and its claim on
+    the seat, as a completed checkout writes them."""
+    user, basket = f"{ids[User]} + p.seq", f"{ids[Basket]} + p.seq"
+    number = order_numbers.order_number_sql(settings.ORDER_NUMBER_PREFIX, basket)
+    order, line = f"{ids[Order]} + p.seq", f"{ids[OrderLine]} + p.seq"
+    shipping = NoShippingRequired()
+    return [
+        (
+            Order,
+            "id, number, currency, total_incl_tax, total_excl_tax, shipping_incl_tax, "
+            "shipping_excl_tax, shipping_method, shipping_code, status, guest_email, date_placed, "
+            "basket_id, billing_address_id, shipping_address_id, site_id, user_id, "
+            "shipping_tax_code, analytics_tracked",
+            f"{order}, {number}, p.currency, p.price, p.price, 0, 0, "
+            f"'{shipping.name}', '{shipping.code}', '{ORDER.COMPLETE}', '', p.at, {basket}, NULL, "
+            f"NULL, {settings.SITE_ID}, {user}, NULL, 0",
+        ),
+        (
+            OrderLine,
+            "id, partner_name, partner_sku, partner_line_reference, partner_line_notes, title, upc, "
+            "quantity, line_price_incl_tax, line_price_excl_tax, "
+            "line_price_before_discounts_incl_tax, line_price_before_discounts_excl_tax, "
+            "unit_price_incl_tax, unit_price_excl_tax, status, "
+            "order_id, partner_id, product_id, stockrecord_id, tax_code, allocation_cancelled, "
+            "num_allocated",
+            f"{line}, p.partner_name, p.sku, '', '', p.title, '', 1, p.price, p.price, p.price, "
+            f"p.price, p.price, p.price, '{LINE.COMPLETE}', {order}, p.partner_id, p.product_id, "
+            "p.stockrecord_id, NULL, 0, 1",
+        ),
+        (
+            LinePrice,
+            "id, quantity, price_incl_tax, price_excl_tax, shipping_incl_tax, shipping_excl_tax, "
+            "line_id, order_id, tax_code",
+            f"{ids[LinePrice]} + p.seq, 1, p.price, p.price, 0, 0, {line}, {order}, NULL",
+        ),
+        (
+            SeatClaim,
+            "id, user_id, product_id, order_id",
+            f"{ids[SeatClaim]} + p.seq, {user}, p.product_id, {order}",
+        ),
+    ]
