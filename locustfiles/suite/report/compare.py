@@ -35,6 +35,7 @@ from locustfiles.suite.core.blocks import (
     text,
 )
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
+from locustfiles.suite.figures.cpu import BALANCER, SERVICES
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
 from locustfiles.suite.report import HTML, configuration, loads, plots, versus
@@ -75,6 +76,7 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
         "overall": overall,
         "significant": sum(1 for row in [*rows, overall] for key in KEYS if row[key]["significant"]),
         "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct, judged=not differ),
+        "cpu_purchases": [_purchases(a), _purchases(b)],
     }
 
 
@@ -122,18 +124,32 @@ def _scheduled(row_a: dict, row_b: dict, noise_pct: float, noise_ms: float) -> d
     return _percentile(shown, other, "p95", noise_pct, noise_ms)
 
 
+# CPU per purchase is judged for the services only: Locust's is the load generator's, and the
+# machine's and "other" hold whatever else ran on it. And only over purchases enough: the
+# kernel counts CPU in 10 ms ticks, read at both ends of each of a group's processes, so over
+# a few dozen purchases one tick moves a group's figure by a tenth of a millisecond or more.
+CPU_JUDGED = (*SERVICES, BALANCER, "services")
+CPU_MIN_PURCHASES = 200
+
+
 def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT, judged: bool = True) -> dict | None:
     """Each group's CPU ms per purchase, A against B, when both runs measured it; a change is
-    significant at noise_pct % (the milliseconds floor is for response times, not CPU), and
-    only where ``judged`` (the same load)."""
+    significant at noise_pct % (the milliseconds floor is for response times, not CPU), for
+    the services' groups (CPU_JUDGED), where both runs counted CPU_MIN_PURCHASES purchases,
+    and only where ``judged`` (the same load)."""
     found_a, found_b = a.get("cpu_ms_per_purchase"), b.get("cpu_ms_per_purchase")
     if not found_a or not found_b:
         return None
     found = {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
-    if not judged:
-        for d in found.values():
-            d["significant"] = False
+    enough = min(_purchases(a), _purchases(b)) >= CPU_MIN_PURCHASES
+    for key, d in found.items():
+        d["significant"] = d["significant"] and judged and enough and key in CPU_JUDGED
     return found
+
+
+def _purchases(summary: dict) -> int:
+    """The purchases a run's CPU per purchase is counted over (0: not said)."""
+    return (summary.get("cpu_accounting") or {}).get("purchases") or 0
 
 
 def _pct(d: dict) -> str:
@@ -228,11 +244,13 @@ def _cpu_section(result: dict) -> dict:
     title = "CPU per purchase over the run (ms of CPU)"
     if not found:
         return section("cpu", title, text("CPU per purchase: not compared (not measured in both runs)."))
-    judged = (
-        "not judged: the loads differ"
-        if result["loads"]["differences"]
-        else f"! at ≥ {result['noise_floor']['pct']:g} %"
-    )
+    fewest = min(result.get("cpu_purchases") or [0])
+    if result["loads"]["differences"]:
+        judged = "not judged: the loads differ"
+    elif fewest < CPU_MIN_PURCHASES:
+        judged = f"not judged: {fewest} purchases in a run, under {CPU_MIN_PURCHASES}"
+    else:
+        judged = f"! at ≥ {result['noise_floor']['pct']:g} % for the services' groups"
     caption = f"CPU ms per purchase, the whole run (each cell: A → B; {judged}):"
     return section(
         "cpu",

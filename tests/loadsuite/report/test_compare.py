@@ -108,6 +108,8 @@ def test_the_plots_are_drawn_only_from_what_was_compared():
 
 def test_compare_shows_cpu_per_purchase_a_against_b_when_both_have_it():
     a, b = synthetic.cpu_summary(), synthetic.cpu_summary()
+    for run in (a, b):
+        run["cpu_accounting"]["purchases"] = compare.CPU_MIN_PURCHASES
     b["cpu_ms_per_purchase"] = {
         **a["cpu_ms_per_purchase"],
         "ecommerce": a["cpu_ms_per_purchase"]["ecommerce"] / 2,
@@ -174,3 +176,22 @@ def test_two_open_model_runs_are_compared_on_the_p95_from_the_schedule_too():
     mixed = compare.compare(a, closed)
     assert mixed["overall"][compare.SCHEDULED] is None
     assert "p95 from schedule" not in percentile_table(mixed)["headers"]
+
+
+def test_cpu_is_judged_for_the_services_only_and_over_purchases_enough():
+    """The trial's case: 20 purchases a run, whole-millisecond figures 9 → 8 marked "!", and
+    Locust's, the machine's and "other" (whatever else ran) marked too."""
+    a, b = synthetic.cpu_summary(), synthetic.cpu_summary()
+    halved = {key: (value / 2 if value else value) for key, value in a["cpu_ms_per_purchase"].items()}
+    b["cpu_ms_per_purchase"] = halved
+    for run in (a, b):
+        run["cpu_accounting"]["purchases"] = 20
+    few = compare.compare(a, b)
+    assert not any(d["significant"] for d in few["cpu_ms_per_purchase"].values())
+    assert "not judged: 20 purchases in a run, under 200" in compare.markdown(few, "a", "b")
+    for run in (a, b):
+        run["cpu_accounting"]["purchases"] = 1000
+    found = compare.compare(a, b)["cpu_ms_per_purchase"]
+    marked = {key for key, d in found.items() if d["significant"]}
+    assert marked and marked <= set(compare.CPU_JUDGED)
+    assert not {"locust", "machine", "other"} & marked
