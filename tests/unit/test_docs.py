@@ -3,7 +3,9 @@ Makefile's, every variable is in the table of common/environment, every link rea
 heading. The decision records and measurements (docs/decisions/, docs/measurements/) are left
 out: they record what was decided and measured, in the words of their day."""
 
+import functools
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -36,9 +38,20 @@ def named(pattern: re.Pattern, text: str) -> set[str]:
     return {next(group for group in match.groups() if group) for match in pattern.finditer(text)}
 
 
+@functools.cache
 def makefile_targets() -> set[str]:
+    """The Makefile's rules as written, and the profiles' targets, which make reads from the
+    catalogue (its PROFILES)."""
     rules = re.findall(r"^([a-z0-9][a-z0-9 -]*):(?!=)", (ROOT / "Makefile").read_text(), re.M)
-    return {target for rule in rules for target in rule.split()}
+    profiles = subprocess.run(
+        ["make", "-s", "--no-print-directory", "--eval=say: ; @echo $(PROFILES)", "say"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    return {target for rule in rules for target in rule.split()} | set(profiles)
 
 
 def slug(heading: str) -> str:
