@@ -1,7 +1,8 @@
 """A JSON Schema (draft 2020-12) from TypedDict annotations: the few forms core/summary.py
-uses (TypedDict, list, dict with string keys, ``X | None``, str, int, float, bool, Any).
-Each TypedDict becomes one entry of ``$defs``; its NotRequired keys are left out of
-``required``; those named ``closed`` refuse keys they do not list."""
+uses (TypedDict, list, dict with string keys, ``X | None``, str, int, float, bool, Any, and a
+``Literal`` of strings, which becomes an enum). Each TypedDict becomes one entry of ``$defs``;
+its NotRequired keys are left out of ``required``; those named ``closed`` refuse keys they do
+not list."""
 
 import types
 import typing
@@ -30,6 +31,8 @@ def _type(annotation: Any, definitions: dict[str, dict], closed: tuple[type, ...
         return {"type": "array", "items": _type(arguments[0], definitions, closed)}
     if origin is dict and arguments[0] is str:
         return {"type": "object", "additionalProperties": _type(arguments[1], definitions, closed)}
+    if origin is typing.Literal:
+        return {"enum": list(arguments)}
     if origin in (typing.Union, types.UnionType):
         return {"anyOf": [_type(choice, definitions, closed) for choice in arguments]}
     raise TypeError(f"no JSON Schema for {annotation!r}")

@@ -1,6 +1,6 @@
 """core/json_schema.py: each annotation form core/summary.py uses, as JSON Schema."""
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 import pytest
 
@@ -19,6 +19,7 @@ class Outer(TypedDict):
     flags: list[bool]
     named: dict[str, Inner]
     anything: Any
+    kind: Literal["a", "b"]
     later: NotRequired[str]
 
 
@@ -32,9 +33,10 @@ def test_each_form_becomes_its_schema():
         "flags": {"type": "array", "items": {"type": "boolean"}},
         "named": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Inner"}},
         "anything": {},
+        "kind": {"enum": ["a", "b"]},
         "later": {"type": "string"},
     }
-    assert outer["required"] == ["count", "share", "flags", "named", "anything"]
+    assert outer["required"] == ["count", "share", "flags", "named", "anything", "kind"]
 
 
 def test_only_the_closed_types_refuse_other_keys():
