@@ -230,8 +230,8 @@ def print_summary(folder: Path) -> int:
         for host, reading in sorted((step.get("hosts") or {}).items()):
             print(f"  {host}: {json.dumps(reading, sort_keys=True)[:300]}")
     if "capacity_rpm" in summary:
-        reasons = (summary.get("verdict") or {}).get("reasons") or []
-        print(f"  capacity: {summary['capacity_rpm']} RPM" + (f" ({'; '.join(reasons)})" if reasons else ""))
+        failed = [failure["text"] for failure in (summary.get("verdict") or {}).get("failures") or []]
+        print(f"  capacity: {summary['capacity_rpm']} RPM" + (f" ({'; '.join(failed)})" if failed else ""))
     print(folder)
     return 0
 

@@ -176,8 +176,9 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0, machine_cpu=
         "profile_sections": [],
         "verdict": {
             "thresholds": [{"threshold": "p95<460", "value": 300, "ok": True}],
+            "thresholds_at": profiles.get(p.profile).thresholds_at,  # capacity: its step that broke
             "passed": True,
-            "reasons": [],
+            "failures": [],
         },
         **(extra or {}),
     }

@@ -10,7 +10,7 @@ readers rely on and may carry more (a step's server readings, a profile's figure
 A number is ``float`` (JSON's number: an integer is one too); ``Any`` is any JSON value.
 """
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 # 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
 # 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling) and a step's
@@ -24,7 +24,26 @@ from typing import Any, NotRequired, TypedDict
 # 6: shed_by_machine, the shed requests beside how busy the machine was in their second, and
 #    the timeline's shed and machine_cpu_percent per point (issue 29).
 # 7: settings, the run's settings as given and as resolved (issue 43).
+# 8: nothing written twice; the verdict's failures, each with its kind, and where its
+#    thresholds were judged (thresholds_at) (issue 46).
 SCHEMA_VERSION = 8
+
+# What a run failed for (a Failure's kind): readers decide by these, never by a failure's words.
+THRESHOLDS: Final = "thresholds"  # thresholds broken; about: their scope (None: thresholds_at's)
+AUDIT: Final = "audit"  # the "nothing lost" audit failed, or could not run
+FAULT: Final = "fault"  # chaos: a fault's step broke its checks; about: the fault
+RETRY: Final = "retry"  # chaos: orders left incomplete after retry_fulfillment --all
+CAPACITY: Final = "capacity"  # capacity: no step held the thresholds
+CLIENT: Final = "client"  # edX's 2015 client: failed requests, task exceptions, no purchase
+PROFILING: Final = "profiling"  # make profile: no profile was taken
+OVERLOAD: Final = "overload"  # overload: orders committed for purchases it refused
+FailureKind = Literal["thresholds", "audit", "fault", "retry", "capacity", "client", "profiling", "overload"]
+
+# Where the verdict's thresholds were judged: on the whole run, or (capacity) on the step that
+# broke above capacity, where a broken threshold is what the run measures, not a failure.
+THRESHOLDS_AT_RUN: Final = "run"
+THRESHOLDS_AT_BROKE_STEP: Final = "broke_step"
+ThresholdsAt = Literal["run", "broke_step"]
 
 
 class Row(TypedDict):
@@ -207,10 +226,22 @@ class Sql(TypedDict):
     background: NotRequired[list[dict[str, Any]]]
 
 
+class Failure(TypedDict):
+    """One cause the run failed for: its kind, what it is about (a chaos fault's name, a
+    threshold's scope; None when the kind says it all) and the words the reports show."""
+
+    kind: FailureKind
+    about: str | None
+    text: str
+
+
 class Verdict(TypedDict):
+    """The profile's threshold checks, judged where thresholds_at says, and every failure."""
+
     thresholds: list[dict[str, Any]]
+    thresholds_at: ThresholdsAt
     passed: bool
-    reasons: list[str]
+    failures: list[Failure]
 
 
 class Finding(TypedDict):
@@ -355,6 +386,7 @@ CLOSED = (
     LoadGenerator,
     Db,
     Verdict,
+    Failure,
     Finding,
     Ceiling,
     BrokenStep,

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from locustfiles.suite.core import catalogue, thresholds
 from locustfiles.suite.core.plan import Plan, Step
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import THRESHOLDS, THRESHOLDS_AT_RUN, Failure, Summary, ThresholdsAt
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.record.recorder import Recorder
 
@@ -47,6 +47,8 @@ class RunContext(Protocol):
 class Behaviour:
     """By default a profile does nothing beside the load and is judged on the whole run."""
 
+    thresholds_at: ThresholdsAt = THRESHOLDS_AT_RUN  # where judge()'s threshold checks were judged
+
     def new_state(self, run: RunContext) -> Any:
         """What this profile keeps of one test (chaos: its faults' events; profile: py-spy's
         recordings), made as the test starts, its folder known; the run holds it as
@@ -75,13 +77,12 @@ class Behaviour:
         reliability, the profile's recordings, edX's client's run."""
         return {}
 
-    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
-        """(threshold checks, reasons the run failed) beyond the audit, read from the summary
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
+        """(threshold checks, the failures of the run) beyond the audit, read from the summary
         (its figures included); it writes nothing. By default the whole run is judged against
         the thresholds."""
         judged = thresholds.judge(rules, summary["overall"])
-        failed = [c["threshold"] for c in judged["checks"] if not c["ok"]]
-        return judged["checks"], ["thresholds failed: " + ", ".join(failed)] if failed else []
+        return judged["checks"], broken_thresholds([c["threshold"] for c in judged["checks"] if not c["ok"]])
 
     def settle(self, run: RunContext) -> dict:
         """Work done after the load stops and before the audit (its result joins the summary)."""
@@ -91,6 +92,13 @@ class Behaviour:
         """What this profile reads after the audit (its own files, Locust's totals, the
         databases), for its figures; nothing is computed here."""
         return {}
+
+
+def broken_thresholds(broken: list[str], scope: str | None = None) -> list[Failure]:
+    """The thresholds broken on ``scope`` (None: where the profile judges them) as one failure,
+    or none."""
+    text = "thresholds failed: " + ", ".join(broken)
+    return [Failure(kind=THRESHOLDS, about=scope, text=text)] if broken else []
 
 
 class Ramp(Behaviour, catalogue.Ramp):

@@ -9,12 +9,14 @@ import gevent
 
 from locustfiles.suite.core import catalogue, knee, thresholds
 from locustfiles.suite.core.plan import Step
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import CAPACITY, THRESHOLDS_AT_BROKE_STEP, Failure, Summary
 from locustfiles.suite.figures import ceiling, cpu, results, scalability
 from locustfiles.suite.profiles.base import Behaviour, RunContext
 
 
 class Capacity(Behaviour, catalogue.Capacity):
+    thresholds_at = THRESHOLDS_AT_BROKE_STEP  # what capacity measures: where the climb broke
+
     def background(self, run: RunContext) -> list:
         return [Search(run, self.knee(run.env), self.increment(run.env))]
 
@@ -39,12 +41,14 @@ class Capacity(Behaviour, catalogue.Capacity):
             ),
         }
 
-    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
         """Passed when a step held; the thresholds shown are those of the step that broke at the
         top of the search's interval (what capacity measures), else the last judged step's."""
         judged = results.broke_row(summary) or {}
-        reasons = [] if summary["capacity_rpm"] is not None else ["no step held the thresholds"]
-        return thresholds.judge(rules, judged)["checks"], reasons
+        failures = []
+        if summary["capacity_rpm"] is None:
+            failures.append(Failure(kind=CAPACITY, about=None, text="no step held the thresholds"))
+        return thresholds.judge(rules, judged)["checks"], failures
 
 
 class Search:

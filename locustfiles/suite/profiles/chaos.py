@@ -4,7 +4,7 @@ load, every order the faults left unfulfilled is retried, as an operator would."
 from locustfiles.suite import chaos
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import Plan, Step, numbers, users_for
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import FAULT, RETRY, Failure, Summary
 from locustfiles.suite.profiles.base import Behaviour, RunContext
 from locustfiles.suite.verdict import audit
 
@@ -57,10 +57,14 @@ class Chaos(Behaviour, catalogue.Chaos):
             per_step = {row["index"]: unknown for row in summary["steps"]}
         return {"reliability": chaos.reliability_rows(summary["steps"], read["events"], per_step, read["t0"])}
 
-    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
-        reasons += [
-            f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"])
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
+        checks, failures = super().judge(summary, rules)
+        failures += [
+            Failure(
+                kind=FAULT,
+                about=row["fault"],
+                text=f"{row['fault']}: " + ", ".join(c["check"] for c in row["checks"] if not c["ok"]),
+            )
             for row in summary.get("reliability", [])
             if not row["passed"]
         ]
@@ -70,5 +74,6 @@ class Chaos(Behaviour, catalogue.Chaos):
         complete = audit_result.get("statuses", {}).get("complete")
         unfinished = {k: n for k, n in audit_result.get("orders_by_status", {}).items() if k != complete}
         if complete and unfinished:
-            reasons.append(f"orders not {complete} after retry_fulfillment --all: {unfinished}")
-        return checks, reasons
+            text = f"orders not {complete} after retry_fulfillment --all: {unfinished}"
+            failures.append(Failure(kind=RETRY, about=None, text=text))
+        return checks, failures

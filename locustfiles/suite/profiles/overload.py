@@ -1,18 +1,18 @@
 """make overload: judged on the purchases answered 2xx too, and on what refusals left behind."""
 
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import OVERLOAD, Failure, Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
-from locustfiles.suite.profiles.base import ACCEPTED, Behaviour
+from locustfiles.suite.profiles.base import ACCEPTED, Behaviour, broken_thresholds
 
 
 class Overload(Behaviour, catalogue.Overload):
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"overload": results.overload_figures(summary)}
 
-    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
+        checks, failures = super().judge(summary, rules)
         accepted = summary["overall"].get("accepted") or {}
         broken = []
         for rule in rules:
@@ -20,9 +20,9 @@ class Overload(Behaviour, catalogue.Overload):
                 ok, value = rule.check(accepted)
                 checks.append({"threshold": str(rule), "scope": ACCEPTED, "value": value, "ok": ok})
                 broken += [] if ok else [f"{rule} ({ACCEPTED})"]
-        if broken:
-            reasons.append("thresholds failed: " + ", ".join(broken))
+        failures += broken_thresholds(broken, ACCEPTED)
         left = summary["overload"]["orders_left_by_refusals"]
         if left:
-            reasons.append(f"{plural(left, 'order')} committed for purchases that were not answered 2xx")
-        return checks, reasons
+            text = f"{plural(left, 'order')} committed for purchases that were not answered 2xx"
+            failures.append(Failure(kind=OVERLOAD, about=None, text=text))
+        return checks, failures

@@ -6,7 +6,7 @@ from typing import Any
 from common.environment import get as setting
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import summary as summary_types
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import PROFILING, Failure, Summary
 from locustfiles.suite.profiles.base import Behaviour, RunContext
 from locustfiles.suite.profiling.pyspy import Profiler
 
@@ -27,9 +27,10 @@ class Profiling(Behaviour, catalogue.Profiling):
     def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
         return {"profiling": read["profiling"]} if read else {}
 
-    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[str]]:
-        checks, reasons = super().judge(summary, rules)
+    def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
+        checks, failures = super().judge(summary, rules)
         profiling: summary_types.Profiling | dict[str, Any] = summary.get("profiling") or {}
         if not profiling.get("taken"):
-            reasons.append(f"no profile was taken: {profiling.get('reason') or 'unknown'}")
-        return checks, reasons
+            text = f"no profile was taken: {profiling.get('reason') or 'unknown'}"
+            failures.append(Failure(kind=PROFILING, about=None, text=text))
+        return checks, failures

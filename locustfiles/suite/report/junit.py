@@ -3,9 +3,10 @@ JMeter hand CI the same).
 
 Like report.md, it renders the summary and reads nothing else. Every check the verdict holds is
 a test case: each threshold on its scope, the audit's "nothing lost", and the profile's own
-(chaos's faults, capacity's search, overload's orders left by refusals). Every reason the
-verdict failed that no such case shows becomes a failed case of its own, and a failed verdict
-with no failed case gets an errored one: CI never reads a failed run as a pass.
+(chaos's faults, capacity's search, overload's orders left by refusals). Every failure of the
+verdict that no such failed case claims (by its kind and what it is about, never its words)
+becomes a failed case of its own, and a failed verdict with no failed case gets an errored one:
+CI never reads a failed run as a pass.
 """
 
 import re
@@ -16,7 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from locustfiles.suite.core.blocks import fmt
-from locustfiles.suite.core.summary import Summary, Verdict
+from locustfiles.suite.core.summary import (
+    AUDIT,
+    CAPACITY,
+    FAULT,
+    OVERLOAD,
+    THRESHOLDS,
+    THRESHOLDS_AT_BROKE_STEP,
+    Summary,
+    Verdict,
+)
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 
@@ -38,7 +48,7 @@ class Case:
     outcome: str | None = None
     message: str = ""
     detail: str = ""
-    claims: tuple[str, ...] = ()  # the verdict's reasons (their start) this case shows
+    claims: tuple[tuple[str, str | None], ...] = ()  # the (kind, about) of the failures it shows
 
 
 def cases(summary: Summary) -> list[Case]:
@@ -46,14 +56,12 @@ def cases(summary: Summary) -> list[Case]:
     verdict = summary.get("verdict")
     if not verdict:
         return [Case("verdict", "verdict", "error", "the summary holds no verdict")]
-    found = _thresholds(summary, verdict) + [_audit(summary)] + _profile_cases(summary)
-    reasons = verdict.get("reasons") or []
-    failed = [case for case in found if case.outcome in ("failure", "error")]
-    shown = [r for r in reasons if any(r.startswith(c) for case in failed for c in case.claims)]
+    found = _thresholds(summary, verdict) + [_audit(summary)] + _profile_cases(summary, verdict)
+    claimed = {claim for case in found if case.outcome in ("failure", "error") for claim in case.claims}
     found += [
-        Case(summary.get("profile") or "verdict", reason, "failure", reason)
-        for reason in reasons
-        if reason not in shown
+        Case(summary.get("profile") or "verdict", failure["text"], "failure", failure["text"])
+        for failure in verdict.get("failures") or []
+        if (failure["kind"], failure["about"]) not in claimed
     ]
     if not verdict.get("passed") and not any(c.outcome in ("failure", "error") for c in found):
         found.append(Case("verdict", "verdict", "error", "the run failed and gave no reason"))
@@ -107,7 +115,7 @@ def _thresholds(summary: Summary, verdict: Verdict) -> list[Case]:
     """Each threshold check on its scope. A capacity run's checks are those of the step that
     broke above capacity: a broken one there is what capacity measures, so it is skipped, not
     failed (capacity's own case fails when no step held)."""
-    capacity = "capacity_rpm" in summary
+    capacity = verdict.get("thresholds_at") == THRESHOLDS_AT_BROKE_STEP
     row = results.broke_row(summary) if capacity else None
     step = _step_name(summary, row) if row else None
     found = []
@@ -121,9 +129,8 @@ def _thresholds(summary: Summary, verdict: Verdict) -> list[Case]:
             message = f"{name}: {measured}, at the step that broke: capacity is below it"
             found.append(Case("thresholds", name, "skipped", message))
         else:
-            found.append(
-                Case("thresholds", name, "failure", f"{name}: {measured}", claims=("thresholds failed",))
-            )
+            claims = ((THRESHOLDS, check.get("scope")),)
+            found.append(Case("thresholds", name, "failure", f"{name}: {measured}", claims=claims))
     return found
 
 
@@ -138,20 +145,19 @@ def _audit(summary: Summary) -> Case:
     )
     if audit.get("passed"):
         return Case("audit", name, detail=figures)
-    claims = ("audit failed",)
+    claims = ((AUDIT, None),)
     if audit.get("error") or not audit:
         message = f"the audit could not run: {audit.get('error') or 'the summary holds none'}"
         return Case("audit", name, "error", message, figures, claims)
-    reason = next(
-        (r for r in (summary.get("verdict") or {}).get("reasons", []) if r.startswith(claims)), None
-    )
+    failures = (summary.get("verdict") or {}).get("failures") or []
+    told = next((f["text"] for f in failures if f["kind"] == AUDIT), None)
     message = (
-        reason or f"audit failed: lost {fmt(audit.get('lost'))}, duplicates {fmt(audit.get('duplicates'))}"
+        told or f"audit failed: lost {fmt(audit.get('lost'))}, duplicates {fmt(audit.get('duplicates'))}"
     )
     return Case("audit", name, "failure", message, figures, claims)
 
 
-def _profile_cases(summary: Summary) -> list[Case]:
+def _profile_cases(summary: Summary, verdict: Verdict) -> list[Case]:
     """The profile's own checks, as its judging reads them from the summary."""
     profile = summary.get("profile") or "profile"
     found = []
@@ -164,13 +170,13 @@ def _profile_cases(summary: Summary) -> list[Case]:
             found.append(Case(profile, name, detail="\n".join(lines)))
         else:
             message = f"{row['fault']}: " + ", ".join(broken)
-            found.append(Case(profile, name, "failure", message, "\n".join(lines), (f"{row['fault']}: ",)))
-    if "capacity_rpm" in summary:
+            found.append(Case(profile, name, "failure", message, "\n".join(lines), ((FAULT, row["fault"]),)))
+    if verdict.get("thresholds_at") == THRESHOLDS_AT_BROKE_STEP:
         name = "capacity: a step held every threshold"
-        held = summary["capacity_rpm"]
+        held = summary.get("capacity_rpm")
         if held is None:
             found.append(
-                Case(profile, name, "failure", "no step held the thresholds", claims=("no step held",))
+                Case(profile, name, "failure", "no step held the thresholds", claims=((CAPACITY, None),))
             )
         else:
             found.append(Case(profile, name, detail=f"capacity {fmt(held)} RPM"))
@@ -179,7 +185,7 @@ def _profile_cases(summary: Summary) -> list[Case]:
         left = (summary["overload"] or {}).get("orders_left_by_refusals")
         if left:
             message = f"{plural(left, 'order')} committed for purchases that were not answered 2xx"
-            found.append(Case(profile, name, "failure", message, claims=(f"{left} order",)))
+            found.append(Case(profile, name, "failure", message, claims=((OVERLOAD, None),)))
         else:
             found.append(Case(profile, name, detail=f"orders left by refusals: {fmt(left)}"))
     return found

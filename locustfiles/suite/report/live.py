@@ -224,7 +224,8 @@ def _thresholds(rules: list, found: list[dict]) -> list[dict]:
 
 def _finished(summary: Summary) -> list[dict]:
     verdict = summary["verdict"]
-    lines = [_line("verdict", "PASS" if verdict["passed"] else "FAIL", "; ".join(verdict["reasons"]))]
+    words = "; ".join(failure["text"] for failure in verdict["failures"])
+    lines = [_line("verdict", "PASS" if verdict["passed"] else "FAIL", words)]
     for check in verdict["thresholds"]:  # as the profile judged them (capacity: the step that broke above it)
         state = ("held" if check["ok"] else "broken") + (f" ({check['scope']})" if check.get("scope") else "")
         lines.append(_line(f"threshold {check['threshold']}", check["value"], state))

@@ -9,7 +9,7 @@ from typing import Any
 
 from locustfiles.suite.core.blocks import DASH, figure_cell, fmt, plain, table
 from locustfiles.suite.core.names import ORDER_ENDPOINT
-from locustfiles.suite.core.summary import Audit, Summary
+from locustfiles.suite.core.summary import THRESHOLDS_AT_BROKE_STEP, Audit, Summary
 from locustfiles.suite.core.text import payment_words, plural
 from locustfiles.suite.figures import results, scalability
 from locustfiles.suite.report.sections import traffic
@@ -112,14 +112,15 @@ def cpu_line(summary: Summary) -> str | None:
 def lines(summary: Summary) -> list[str]:
     verdict = summary["verdict"]
     out = [f"verdict: {'PASS' if verdict['passed'] else 'FAIL'}"]
-    out += [f"  - {reason}" for reason in verdict["reasons"]]
+    out += [f"  - {failure['text']}" for failure in verdict["failures"]]
     broken = [
         f"{c['threshold']}{f' ({s})' if (s := c.get('scope')) else ''} (measured {c['value']})"
         for c in verdict["thresholds"]
         if not c["ok"]
     ]
-    if "capacity_rpm" in summary:  # a capacity run is judged by the step that broke above capacity
-        held = summary["capacity_rpm"]
+    # A capacity run: its thresholds were judged at the step that broke above capacity.
+    if verdict.get("thresholds_at") == THRESHOLDS_AT_BROKE_STEP:
+        held = summary.get("capacity_rpm")
         out.append(f"capacity: {'no step' if held is None else f'{held:g} RPM'} held every threshold")
         search = summary.get("capacity_search")
         if search and (interval := search.get("interval_rpm")):

@@ -11,7 +11,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from locustfiles.suite.core.plan import Plan
-from locustfiles.suite.core.summary import SCHEMA_VERSION, Summary
+from locustfiles.suite.core.summary import AUDIT, SCHEMA_VERSION, Failure, Summary, Verdict
 from locustfiles.suite.figures import cpu, results, shed_seconds
 from locustfiles.suite.profiles import Behaviour
 from locustfiles.suite.record import balancer
@@ -110,20 +110,25 @@ def judged(
     return summary
 
 
-def verdict(summary: Summary, profile: Behaviour, rules: list) -> dict:
-    reasons = []
+def verdict(summary: Summary, profile: Behaviour, rules: list) -> Verdict:
+    """The audit's failure, then the profile's checks and failures, judged where it judges."""
+    failures: list[Failure] = []
     audit_result = summary["audit"]
     if not audit_result.get("passed"):
-        reasons.append(
-            "audit failed: "
-            + (
-                audit_result.get("error")
-                or ", ".join(audit.problems(audit_result))
-                or f"lost {audit_result.get('lost')}, duplicates {audit_result.get('duplicates')}"
-            )
+        problems = (
+            audit_result.get("error")
+            or ", ".join(audit.problems(audit_result))
+            or f"lost {audit_result.get('lost')}, duplicates {audit_result.get('duplicates')}"
         )
+        failures.append(Failure(kind=AUDIT, about=None, text=f"audit failed: {problems}"))
     checks, failed = profile.judge(summary, rules)
-    return {"thresholds": checks, "passed": not (reasons + failed), "reasons": reasons + failed}
+    failures += failed
+    return {
+        "thresholds": checks,
+        "thresholds_at": profile.thresholds_at,
+        "passed": not failures,
+        "failures": failures,
+    }
 
 
 def _rows(profile: Behaviour, recorded: Recorded) -> tuple[dict | None, list[dict], list[dict]]:

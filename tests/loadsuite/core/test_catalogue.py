@@ -99,8 +99,9 @@ def test_the_terminal_ends_with_verdict_table_and_audit():
     summary = {
         "verdict": {
             "passed": False,
-            "reasons": ["thresholds failed: errors<0.01"],
+            "failures": [{"kind": "thresholds", "about": None, "text": "thresholds failed: errors<0.01"}],
             "thresholds": [{"threshold": "errors<0.01", "value": 0.25, "ok": False}],
+            "thresholds_at": "run",
         },
         "steps": [row],
         "overall": dict(row),
@@ -123,8 +124,14 @@ def test_chaos_wants_every_order_complete_as_the_service_names_it():
             "orders_by_status": {"Done": 9, "Stuck": 1},
         },
     }
-    _, reasons = profiles.get("chaos").judge(summary, [])
-    assert reasons == ["orders not Done after retry_fulfillment --all: {'Stuck': 1}"]
+    _, failures = profiles.get("chaos").judge(summary, [])
+    assert failures == [
+        {
+            "kind": "retry",
+            "about": None,
+            "text": "orders not Done after retry_fulfillment --all: {'Stuck': 1}",
+        }
+    ]
     summary["audit"]["orders_by_status"] = {"Done": 10}
     assert profiles.get("chaos").judge(summary, [])[1] == []
 
@@ -138,8 +145,9 @@ def test_the_terminal_names_the_capacity_and_the_step_that_broke_it():
         "capacity_rpm": 300.0,
         "verdict": {
             "passed": True,
-            "reasons": [],
+            "failures": [],
             "thresholds": [{"threshold": "p95<460", "value": 900, "ok": False}],
+            "thresholds_at": "broke_step",
         },
         "steps": steps,
         "overall": {"requests": 900},
@@ -167,8 +175,9 @@ def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
         "capacity_rpm": 300.0,
         "verdict": {
             "passed": True,
-            "reasons": [],
+            "failures": [],
             "thresholds": [{"threshold": "p95<460", "value": 900, "ok": False}],
+            "thresholds_at": "broke_step",
         },
         "steps": [
             {"label": "300 RPM", "requests": 300, "p95": 60},
@@ -179,7 +188,7 @@ def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
         "600 RPM broke p95<460 (measured 900): capacity is below it"
     ]
     assert [f["level"] for f in findings.verdict_findings(summary)] == ["warning"]
-    del summary["capacity_rpm"]
+    summary["verdict"]["thresholds_at"] = "run"  # capacity's figures alone say nothing of the verdict
     assert sections.header(summary)["reasons"] == ["threshold p95<460 (measured 900) broken"]
     assert [f["level"] for f in findings.verdict_findings(summary)] == ["problem"]
 
@@ -187,7 +196,7 @@ def test_a_capacity_runs_break_is_its_measurement_not_a_problem():
 def test_the_terminal_shows_the_warm_up_apart_from_the_table():
     warm = {"label": "warm-up", "target_rpm": 300.0, "seconds": 60, "requests": 301, "failures": 2}
     summary = {
-        "verdict": {"passed": True, "reasons": [], "thresholds": []},
+        "verdict": {"passed": True, "failures": [], "thresholds": [], "thresholds_at": "run"},
         "warm_up": {**warm, "missed": 1, "p95": 1895},
         "steps": [{"label": "300 RPM", "target_rpm": 300.0, "requests": 300, "failures": 0, "p95": 60}],
         "overall": {"requests": 300},

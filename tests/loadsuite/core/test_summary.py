@@ -68,7 +68,14 @@ def minimal() -> dict:
         "audit": {"passed": False, "error": "no watermarks before the run", "successes": 0},
         "db": {"commits": 0, "row_lock_waits": 0, "connections_opened": 0, "slow_queries": 0},
         "sql": {"slow_query_seconds": None},
-        "verdict": {"thresholds": [], "passed": False, "reasons": ["audit failed"]},
+        "verdict": {
+            "thresholds": [],
+            "thresholds_at": "run",
+            "passed": False,
+            "failures": [
+                {"kind": "audit", "about": None, "text": "audit failed: no watermarks before the run"}
+            ],
+        },
         "provenance": {},
         "findings": [{"level": "problem", "text": "audit failed"}],
     }
@@ -92,6 +99,9 @@ def test_the_rows_percentile_keys_are_the_histograms():
         (lambda s: s["steps"][0].pop("p95"), "$.steps[0]"),
         (lambda s: s["steps"][0].update(p95="fast"), "$.steps[0].p95"),
         (lambda s: s["verdict"].update(passed="yes"), "$.verdict.passed"),
+        (lambda s: s["verdict"].update(reasons=["audit failed"]), "$.verdict"),  # failures since 8
+        (lambda s: s["verdict"]["failures"][0].update(kind="slow"), "$.verdict.failures[0].kind"),
+        (lambda s: s["verdict"].update(thresholds_at="step"), "$.verdict.thresholds_at"),
         (lambda s: s.update(capacity_rpm="many"), "$.capacity_rpm"),
     ],
 )

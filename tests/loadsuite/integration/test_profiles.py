@@ -391,11 +391,13 @@ def test_soak_buckets_with_database_size_memory_and_trend(stack_env):
     assert_nothing_lost(summary)
 
 
-def test_a_failed_threshold_fails_the_run_with_a_reason(stack_env):
+def test_a_failed_threshold_fails_the_run_with_its_failure(stack_env):
     code, folder, summary = run(stack_env, "smoke", USERS="2", STEP_SECONDS=2, THRESHOLDS="p95<1 errors<0.01")
     assert code == 1
     assert not summary["verdict"]["passed"]
-    assert summary["verdict"]["reasons"] == ["thresholds failed: p95<1"]
+    assert summary["verdict"]["failures"] == [
+        {"kind": "thresholds", "about": None, "text": "thresholds failed: p95<1"}
+    ]
     assert "FAIL" in (folder / "report.md").read_text()
     (suite,) = JUnitXml.fromfile(str(folder / "junit.xml"))
     assert (suite.tests, suite.failures, suite.errors) == (3, 1, 0)

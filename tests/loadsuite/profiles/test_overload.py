@@ -121,20 +121,25 @@ def test_overload_needs_a_rate():
         profiles.get("overload").plan({})
 
 
-def judged(p, recorder, audit=None) -> tuple[dict, list[dict], list[str]]:
+def judged(p, recorder, audit=None) -> tuple[dict, list[dict], list[dict]]:
     overload = profiles.get("overload")
     summary = synthetic.summary_for(p, recorder, {"profile_sections": list(overload.sections)})
     summary["audit"] = {**summary["audit"], **(audit or {})}
     rules = thresholds.parse(overload.thresholds)
     summary.update(overload.figures(summary, rules))
-    checks, reasons = overload.judge(summary, rules)
-    summary["verdict"] = {"thresholds": checks, "passed": not reasons, "reasons": reasons}
-    return summary, checks, reasons
+    checks, failures = overload.judge(summary, rules)
+    summary["verdict"] = {
+        "thresholds": checks,
+        "thresholds_at": "run",
+        "passed": not failures,
+        "failures": failures,
+    }
+    return summary, checks, failures
 
 
 def test_an_overload_answered_with_refusals_only_passes():
-    summary, checks, reasons = judged(*overloaded_run())
-    assert reasons == []
+    summary, checks, failures = judged(*overloaded_run())
+    assert failures == []
     assert [(c["threshold"], c.get("scope")) for c in checks] == [
         ("p95<2000", None),
         ("unshed<0.01", None),
@@ -147,13 +152,13 @@ def test_an_overload_answered_with_refusals_only_passes():
 
 
 def test_failures_that_are_not_refusals_fail_an_overload_run():
-    _, _, reasons = judged(*overloaded_run(html_502=4))
-    assert reasons == ["thresholds failed: unshed<0.01"]
+    _, _, failures = judged(*overloaded_run(html_502=4))
+    assert failures == [{"kind": "thresholds", "about": None, "text": "thresholds failed: unshed<0.01"}]
 
 
 def test_slow_accepted_purchases_fail_it_even_when_fast_refusals_keep_p95_down():
     # Under 5 % of the order answers are slow accepted ones: p95 of every answer stays low...
-    _, checks, reasons = judged(*overloaded_run(accepted=9, shed=171, passed_on=10, slow_accepted_ms=2500))
+    _, checks, failures = judged(*overloaded_run(accepted=9, shed=171, passed_on=10, slow_accepted_ms=2500))
     every, accepted = (
         [c for c in checks if c["threshold"] == "p95<2000" and c.get("scope") == s]
         for s in (None, "accepted purchases")
@@ -161,27 +166,39 @@ def test_slow_accepted_purchases_fail_it_even_when_fast_refusals_keep_p95_down()
     assert every[0]["ok"] and every[0]["value"] < 2000
     # ...but not that of the purchases it took.
     assert not accepted[0]["ok"] and accepted[0]["value"] == 2500
-    assert reasons == ["thresholds failed: p95<2000 (accepted purchases)"]
+    assert failures == [
+        {
+            "kind": "thresholds",
+            "about": "accepted purchases",
+            "text": "thresholds failed: p95<2000 (accepted purchases)",
+        }
+    ]
     summary = synthetic.summary_for(
         *overloaded_run(accepted=9, shed=171, passed_on=10, slow_accepted_ms=2500)
     )
-    summary["verdict"] = {"thresholds": checks, "passed": False, "reasons": reasons}
+    summary["verdict"] = {"thresholds": checks, "thresholds_at": "run", "passed": False, "failures": failures}
     (problem,) = [f["text"] for f in findings.verdict_findings(summary)]
     assert problem.startswith("The threshold p95<2000 failed for the accepted purchases: p95 was 2500 ms")
 
 
 def test_an_order_a_refused_purchase_left_behind_fails_it():
     p, recorder = overloaded_run()
-    _, _, reasons = judged(p, recorder, {"unanswered": 2})
-    assert reasons == ["2 orders committed for purchases that were not answered 2xx"]
+    _, _, failures = judged(p, recorder, {"unanswered": 2})
+    assert failures == [
+        {
+            "kind": "overload",
+            "about": None,
+            "text": "2 orders committed for purchases that were not answered 2xx",
+        }
+    ]
 
 
 def test_paid_journeys_that_failed_after_their_payment_account_for_unanswered_orders():
     p, recorder = overloaded_run()
     recorder.request(paid_journey.ORDER_READ, 1003.0, 2, False, 503, refusal="overloaded")
     recorder.fold_local()
-    summary, _, reasons = judged(p, recorder, {"unanswered": 1})
-    assert reasons == [] and summary["overload"]["failed_after_payment"] == 1
+    summary, _, failures = judged(p, recorder, {"unanswered": 1})
+    assert failures == [] and summary["overload"]["failed_after_payment"] == 1
 
 
 def test_a_paid_journey_that_failed_after_its_payment_in_the_warm_up_accounts_for_its_order():
@@ -190,10 +207,10 @@ def test_a_paid_journey_that_failed_after_its_payment_in_the_warm_up_accounts_fo
     p, recorder = overloaded_run(env={"RPM": "300", "DURATION": "10", "WARMUP_SECONDS": "5"})
     recorder.request(paid_journey.ORDER_READ, 1001.0, 2, False, 503, refusal="overloaded")
     recorder.fold_local()
-    summary, _, reasons = judged(p, recorder, {"unanswered": 1})
+    summary, _, failures = judged(p, recorder, {"unanswered": 1})
     assert summary["warm_up"]["endpoints"][paid_journey.ORDER_READ]["failures"] == 1
     assert paid_journey.ORDER_READ not in summary["overall"]["endpoints"]
-    assert reasons == [] and summary["overload"]["failed_after_payment"] == 1
+    assert failures == [] and summary["overload"]["failed_after_payment"] == 1
 
 
 def test_the_report_names_shed_requests_apart_from_failures(tmp_path):

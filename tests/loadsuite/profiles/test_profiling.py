@@ -62,8 +62,14 @@ def test_the_report_links_each_flame_graph_and_shows_its_top_frames(tmp_path):
 def test_a_profile_not_taken_is_said_in_the_report_and_fails_the_run(tmp_path):
     profiling = {"taken": False, "reason": "ecommerce: py-spy is not installed", "rate_hz": 49, "groups": {}}
     summary = profiled_summary(profiling)
-    checks, reasons = profiles.get("profile").judge(summary, [])
-    assert reasons == ["no profile was taken: ecommerce: py-spy is not installed"]
+    checks, failures = profiles.get("profile").judge(summary, [])
+    assert failures == [
+        {
+            "kind": "profiling",
+            "about": None,
+            "text": "no profile was taken: ecommerce: py-spy is not installed",
+        }
+    ]
     report.write(summary, tmp_path)
     assert "No profile was taken: ecommerce: py-spy is not installed." in (tmp_path / "report.md").read_text()
 

@@ -80,7 +80,7 @@ def test_a_reason_no_check_shows_is_a_failed_case_and_a_bare_failure_an_error(tm
     assert outcome(cases[reason]) == (Failure, reason)
     assert cases[reason].classname == "loadrun.profile.profile"
 
-    summary["verdict"] = {"thresholds": [], "passed": False, "reasons": []}
+    summary["verdict"] = {"thresholds": [], "thresholds_at": "run", "passed": False, "failures": []}
     suite, cases = read(summary, tmp_path / "bare")
     assert (suite.tests, suite.errors) == (2, 1)
     assert outcome(cases["verdict"]) == (Error, "the run failed and gave no reason")
@@ -108,10 +108,14 @@ def test_a_capacity_run_skips_the_thresholds_its_broken_step_broke(tmp_path):
 def test_overload_checks_accepted_purchases_and_what_refusals_left(tmp_path):
     overload = {"overload": {"orders_left_by_refusals": 3}}
     summary = judged("overload", {"RPM": "600", "DURATION": "20"}, "p95<50", overload)
-    assert summary["verdict"]["reasons"][-1] == "3 orders committed for purchases that were not answered 2xx"
+    assert summary["verdict"]["failures"][-1] == {
+        "kind": "overload",
+        "about": None,
+        "text": "3 orders committed for purchases that were not answered 2xx",
+    }
     suite, cases = read(summary, tmp_path)
     left = cases["overload: refusals left no committed order"]
-    assert outcome(left) == (Failure, summary["verdict"]["reasons"][-1])
+    assert outcome(left) == (Failure, summary["verdict"]["failures"][-1]["text"])
     assert not [name for name in cases if name.startswith("3 orders")]  # shown once, by its check
     assert cases["p95<50 (whole run)"].result[0].message.startswith("p95<50 (whole run): measured")
 
@@ -130,7 +134,9 @@ def test_each_chaos_fault_is_a_case_failed_with_the_checks_it_broke(tmp_path):
 
     summary["reliability"] = [fault(first, "lms_down", 0), fault(second, "db_restart", 4)]
     summary["verdict"] = run_summary.verdict(summary, profiles.get("chaos"), [])
-    assert summary["verdict"]["reasons"] == ["db_restart: nothing lost"]
+    assert summary["verdict"]["failures"] == [
+        {"kind": "fault", "about": "db_restart", "text": "db_restart: nothing lost"}
+    ]
     suite, cases = read(summary, tmp_path)
     assert (suite.tests, suite.failures) == (3, 1)
     held = cases[f"fault lms_down (step 1: {first['label']})"]

@@ -293,8 +293,9 @@ def test_the_report_opens_with_the_verdict_then_findings_then_provenance(tmp_pat
     summary = summary_for(p, recorder)
     summary["verdict"] = {
         "thresholds": [{"threshold": "p95<100", "value": 380, "ok": False}],
+        "thresholds_at": "run",
         "passed": False,
-        "reasons": ["thresholds failed: p95<100"],
+        "failures": [{"kind": "thresholds", "about": None, "text": "thresholds failed: p95<100"}],
     }
     summary["findings"] = [{"level": "problem", "text": "A planted finding."}]
     text, html = written(tmp_path, summary)

@@ -49,7 +49,8 @@ def test_a_ramps_summary_is_valid_and_says_its_schema():
     assert summary["seconds"] == 40.0  # from when the run began, not from its first step
     assert summary["load"] == {"users": 3, **LOAD}
     assert summary["config"] == {"order_counter": "events", "locust_workers": 2}
-    assert summary["verdict"]["passed"] and summary["verdict"]["reasons"] == []
+    assert summary["verdict"]["passed"] and summary["verdict"]["failures"] == []
+    assert summary["verdict"]["thresholds_at"] == "run"
 
 
 def test_the_database_totals_are_the_steps_deltas_summed():
@@ -74,12 +75,23 @@ def test_an_audit_that_could_not_run_fails_the_verdict():
     audited = {"passed": False, "error": "no watermarks before the run", "successes": 9}
     verdict = assert_valid(summarise(audited=audited))["verdict"]
     assert not verdict["passed"]
-    assert verdict["reasons"] == ["audit failed: no watermarks before the run"]
+    assert verdict["failures"] == [
+        {"kind": "audit", "about": None, "text": "audit failed: no watermarks before the run"}
+    ]
 
 
 def test_a_broken_threshold_fails_the_verdict():
     verdict = summarise(rules="p95<1")["verdict"]
-    assert not verdict["passed"] and verdict["reasons"] == ["thresholds failed: p95<1"]
+    assert not verdict["passed"]
+    assert verdict["failures"] == [{"kind": "thresholds", "about": None, "text": "thresholds failed: p95<1"}]
+
+
+def test_a_capacity_run_says_its_thresholds_were_judged_at_the_step_that_broke():
+    summary = assert_valid(summarise("capacity", {"RPM": "600 1200", "STEP_SECONDS": "10"}, rules="p95<1"))
+    assert summary["verdict"]["thresholds_at"] == "broke_step"
+    assert summary["verdict"]["failures"] == [
+        {"kind": "capacity", "about": None, "text": "no step held the thresholds"}
+    ]
 
 
 def test_who_made_the_load_is_written_once():

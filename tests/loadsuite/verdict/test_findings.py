@@ -99,8 +99,12 @@ def test_a_broken_threshold_names_the_step_that_broke_it():
             {"threshold": "p95<1000", "value": planted["overall"]["p95"], "ok": False},
             {"threshold": "errors<0.5", "value": 0.02, "ok": True},
         ],
+        "thresholds_at": "run",
         "passed": False,
-        "reasons": ["thresholds failed: p95<1000", "audit failed: lost 1, duplicates 0"],
+        "failures": [
+            {"kind": "thresholds", "about": None, "text": "thresholds failed: p95<1000"},
+            {"kind": "audit", "about": None, "text": "audit failed: lost 1, duplicates 0"},
+        ],
     }
     problems = texts(findings.findings(planted), "problem")
     assert (

@@ -3,7 +3,7 @@ the test setup (what ran, on what, from which commit).
 """
 
 from locustfiles.suite.core.blocks import DASH, cell, fmt, section, table, text
-from locustfiles.suite.core.summary import Load, Summary
+from locustfiles.suite.core.summary import THRESHOLDS, THRESHOLDS_AT_BROKE_STEP, Load, Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
 
@@ -16,7 +16,8 @@ def threshold_name(check: dict) -> str:
 def _broken(summary: Summary, broken: list[str]) -> list[str]:
     """The broken thresholds under the badge; a capacity run's are those of the step that ended
     it, which is what it measures, not a failure."""
-    if "capacity_rpm" in summary and broken and (row := results.broke_row(summary)):
+    at_broke_step = summary["verdict"].get("thresholds_at") == THRESHOLDS_AT_BROKE_STEP
+    if at_broke_step and broken and (row := results.broke_row(summary)):
         return [f"{row.get('label')} broke {', '.join(broken)}: capacity is below it"]
     return [f"threshold {b} broken" for b in broken]
 
@@ -34,7 +35,7 @@ def header(summary: Summary) -> dict:
     broken = [
         f"{threshold_name(c)} (measured {fmt(c['value'])})" for c in verdict["thresholds"] if not c["ok"]
     ]
-    other = [r for r in verdict["reasons"] if not r.startswith("thresholds failed")]
+    other = [f["text"] for f in verdict["failures"] if f["kind"] != THRESHOLDS]  # told by their checks
     labels = [row.get("label") or "" for row in summary["steps"]]
     steps = f": {', '.join(labels)}" if 0 < len(labels) <= 4 else f", {plural(len(labels), 'step')}"
     started_from = summary.get("started_from", "headless")

@@ -4,7 +4,7 @@ model, where p95 rose, what failed, and what the audit found."""
 from collections import Counter
 
 from locustfiles.suite.core import refusals, thresholds
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import THRESHOLDS, THRESHOLDS_AT_BROKE_STEP, Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import ceiling
 from locustfiles.suite.verdict.findings.words import finding, metric_value, ms
@@ -14,6 +14,8 @@ from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 def verdict_findings(summary: Summary) -> list[dict]:
     """Each broken threshold with the steps that broke it, and every other reason to fail."""
     verdict = summary.get("verdict") or {}
+    # A capacity run is meant to end on the step that breaks: that is its measurement.
+    level = "warning" if verdict.get("thresholds_at") == THRESHOLDS_AT_BROKE_STEP else "problem"
     out = []
     for check in verdict.get("thresholds", []):
         if check["ok"]:
@@ -41,11 +43,10 @@ def verdict_findings(summary: Summary) -> list[dict]:
                 f"; {plural(len(broke), 'step')} broke it, first {label(first)} "
                 f"({threshold.metric} {metric_value(threshold.metric, judged(first).get(field))})"
             )
-        # A capacity run is meant to end on the step that breaks: that is its measurement.
-        out.append(finding("warning" if "capacity_rpm" in summary else "problem", text + "."))
-    for reason in verdict.get("reasons", []):
-        if not reason.startswith("thresholds failed"):
-            out.append(finding("problem", f"The run failed: {reason}."))
+        out.append(finding(level, text + "."))
+    for failure in verdict.get("failures", []):
+        if failure["kind"] != THRESHOLDS:  # each broken threshold is told above, with its steps
+            out.append(finding("problem", f"The run failed: {failure['text']}."))
     return out
 
 
