@@ -144,3 +144,38 @@ def test_each_chaos_fault_is_a_case_failed_with_the_checks_it_broke(tmp_path):
     broke = cases[f"fault db_restart (step 2: {second['label']})"]
     assert outcome(broke) == (Failure, "db_restart: nothing lost (4)")
     assert broke.classname == "loadrun.chaos.chaos"
+
+
+def test_a_failures_kind_not_its_words_decides_which_case_shows_it(tmp_path):
+    """A client's failure worded like a broken threshold is the client's own case; a fault's
+    failure is claimed by that fault's case alone, whatever its words."""
+    client = {"failures": 0, "free_purchases": 1}
+    summary = judged("edx2015", {"USERS": "3", "DURATION": "30"}, "p95<50", {"client": client})
+    p95 = summary["overall"]["p95"]
+    summary["verdict"]["failures"] = [
+        {"kind": "client", "about": None, "text": "thresholds failed: the client's own words"},
+        {"kind": "thresholds", "about": None, "text": "p95 too slow, in other words"},
+    ]
+    suite, cases = read(summary, tmp_path / "client")
+    assert (suite.tests, suite.failures) == (3, 2)
+    own = cases["thresholds failed: the client's own words"]
+    assert outcome(own) == (Failure, "thresholds failed: the client's own words")
+    assert own.classname == "loadrun.edx2015.edx2015"
+    assert outcome(cases["p95<50 (whole run)"]) == (Failure, f"p95<50 (whole run): measured {p95}")
+    assert "p95 too slow, in other words" not in cases  # claimed by the threshold's case
+
+    p, recorder, _, _ = synthetic.recorded()
+    summary = {**synthetic.summary_for(p, recorder), "profile": "chaos"}
+    first = summary["steps"][0]
+    summary["reliability"] = [{"index": first["index"], "fault": "lms_down", "passed": False, "checks": []}]
+    summary["verdict"] = run_summary.verdict(summary, profiles.get("chaos"), [])
+    summary["verdict"]["failures"] = [
+        {"kind": "fault", "about": "db_restart", "text": "lms_down: the words of another fault"},
+        {"kind": "fault", "about": "lms_down", "text": "lost orders"},
+    ]
+    suite, cases = read(summary, tmp_path / "chaos")
+    assert set(cases) == {
+        f"fault lms_down (step 1: {first['label']})",
+        "audit: nothing lost",
+        "lms_down: the words of another fault",
+    }

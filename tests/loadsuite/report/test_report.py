@@ -14,6 +14,7 @@ from locustfiles.suite.report import compare, terminal
 from locustfiles.suite.report.sections import traffic
 from locustfiles.suite.stack import hosts
 from locustfiles.suite.users import paid_journey
+from locustfiles.suite.verdict import findings
 from tests.loadsuite import synthetic
 
 BASKET = names.ORDER_ENDPOINT
@@ -286,6 +287,31 @@ def test_a_reading_counts_the_server_processes_that_went_away(tmp_path):
 def written(tmp_path, summary):
     report.write(summary, tmp_path)
     return (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
+
+
+def test_a_failures_kind_not_its_words_decides_where_the_report_shows_it(tmp_path):
+    """Under the badge and among the findings, a broken threshold is told from its check; any
+    other failure in its own words, though they read like a threshold's."""
+    p, recorder, _ = recorded()
+    summary = summary_for(p, recorder)
+    summary["verdict"] = {
+        "thresholds": [{"threshold": "p95<100", "value": 380, "ok": False}],
+        "thresholds_at": "run",
+        "passed": False,
+        "failures": [
+            {"kind": "thresholds", "about": None, "text": "p95 too slow, in other words"},
+            {"kind": "client", "about": None, "text": "thresholds failed: the client's own words"},
+        ],
+    }
+    text, html = written(tmp_path, summary)
+    header = text[: text.index("## Findings")]
+    assert "- threshold p95<100 (measured 380) broken" in header
+    assert "- thresholds failed: the client's own words" in header
+    assert "in other words" not in text
+    assert "<li>thresholds failed: the client&#39;s own words</li>" in html
+    problems = [f["text"] for f in findings.findings(summary) if f["level"] == "problem"]
+    assert "The run failed: thresholds failed: the client's own words." in problems
+    assert not any("in other words" in problem for problem in problems)
 
 
 def test_the_report_opens_with_the_verdict_then_findings_then_provenance(tmp_path):
