@@ -3,11 +3,13 @@ through Ansible with the inventory's values (the roles' defaults under them, non
 tasks run) and checked by HAProxy itself (``haproxy -c``) where it is installed."""
 
 import datetime
+import http.server
 import json
 import re
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +26,10 @@ from tests.support.rendering import ROLES, evaluated, template
 # machine without it fails here, as `make test` installs it.
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 ERRORS = yaml.safe_load((ROLES / "haproxy/vars/main.yml").read_text())["haproxy_json_errors"]
+BUDGETS = {
+    limit["path"]: limit["requests"]
+    for limit in yaml.safe_load((ROLES / "haproxy/defaults/main.yml").read_text())["haproxy_rate_limits"]
+}
 
 
 def render(tmp_path: Path, inventory: str, **extra: str) -> str:
@@ -157,7 +163,7 @@ def test_the_m3_balancer_limits_bodies_and_rates_and_exempts_the_load_generators
         ("api", "/api/", 300),
         ("payment", "/payment/", 60),
     ]:
-        assert f"acl rate_{name} path_beg {path}\n" in config
+        assert f"acl rate_{name} var(txn.routed_path) -m beg {path}\n" in config
         assert (
             f"deny deny_status 429 if rate_{name} !rate_exempt {{ sc_http_req_rate(0) gt {requests} }}"
             in config
@@ -166,8 +172,14 @@ def test_the_m3_balancer_limits_bodies_and_rates_and_exempts_the_load_generators
             f"backend rate_{name}\n    stick-table type ipv6 size 100k expire 10s store http_req_rate(10s)"
             in config
         )
-    assert "acl body_limited path_beg /payment/ /api/\n" in config
+    assert "acl body_limited var(txn.routed_path) -m beg /payment/ /api/\n" in config
     assert "deny deny_status 413 if body_limited { req.hdr_val(content-length) gt 65536 }" in config
+    # The path is made normal and decoded before the first rule judges it.
+    rules = re.findall(r"^    http-request (.+)$", config, flags=re.MULTILINE)
+    judging = [i for i, rule in enumerate(rules) if "routed_path" in rule or "track-sc0" in rule]
+    normalising = [i for i, rule in enumerate(rules) if rule.startswith("normalize-uri")]
+    assert len(normalising) == 5 and max(normalising) < min(judging)
+    assert re.search(r"^global\n(    .*\n)*    expose-experimental-directives\n", config, flags=re.MULTILINE)
     haproxy_accepts(tmp_path)
 
 
@@ -191,43 +203,139 @@ def ask(port: int, request: bytes, source: str = "127.0.0.1") -> tuple[int, dict
     return int(lines[0].split()[1]), headers, body
 
 
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """ecommerce's place behind the balancer: every request answered 200 with the target it was
+    sent, as gunicorn would read it."""
+
+    def answer(self) -> None:
+        # From the request line: self.path has leading slashes merged already.
+        target = self.requestline.split(" ")[1].encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(target)))
+        self.end_headers()
+        self.wfile.write(target)
+
+    do_GET = do_POST = answer
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def request(method: str, path: str, *headers: str) -> bytes:
+    return "\r\n".join([f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *headers, "", ""]).encode()
+
+
 @pytest.fixture(scope="module")
 def balancer(tmp_path_factory):
-    """The molecule inventory's balancer, running, on free ports, its server on a closed port."""
+    """The molecule inventory's balancer, running, on free ports, in front of a Recorder."""
     tmp_path = tmp_path_factory.mktemp("balancer")
     port = free_port()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     extra = {
         "haproxy_port": str(port),
         "haproxy_stats_port": str(free_port()),
-        "ecommerce_port": str(free_port()),
+        "ecommerce_port": str(server.server_address[1]),
     }
     render(tmp_path, "molecule/default/inventory", **extra)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     process = subprocess.Popen(
         [HAPROXY, "-db", "-f", str(tmp_path / "prefix/etc/haproxy.cfg")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
+        # Up once its health checks pass (rise 2, every second).
         for _ in range(100):
             with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+                listening = probe.connect_ex(("127.0.0.1", port)) == 0
+            if listening and ask(port, request("GET", "/health/", "Connection: close"))[0] == 200:
+                break
+            time.sleep(0.1)
         yield port
     finally:
         process.terminate()
         process.wait(timeout=10)
+        server.shutdown()
+        server.server_close()
 
 
-def test_a_body_over_the_limit_is_413_in_json_before_it_is_sent(balancer):
-    for path in ("/api/v2/baskets/", "/payment/cybersource/notify/"):
-        head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\n"
-        status, headers, body = ask(balancer, (head + "Content-Length: 65537\r\n\r\n").encode())
-        assert status == 413 and headers["content-type"] == "application/json"
-        assert json.loads(body)["error"] == "body_too_large"
-        # Chunked: no length to judge it by before reading it.
-        status, _, body = ask(balancer, (head + "Transfer-Encoding: chunked\r\n\r\n").encode())
-        assert status == 411 and json.loads(body)["error"] == "length_required"
+# The same path as the client may spell it: escapes of unreserved characters, doubled slashes,
+# dot segments, dots escaped. Each is sent to the server, and judged, as its plain path.
+SPELLINGS = {
+    "/payment/cybersource/notify/": [
+        "/%70ayment/cybersource/notify/",
+        "//payment/cybersource/notify/",
+        "/api/../payment/cybersource/notify/",
+        "/api/%2e%2E/payment/cybersource/notify/",
+        "/api/.%2e/./payment//cybersource/notify/",
+    ],
+    "/api/v2/baskets/": [
+        "/%61pi/v2/baskets/",
+        "//api/v2/baskets/",
+        "/payment/../api/v2/baskets/",
+        "/%2e%2e/api/v2/baskets/",
+    ],
+}
+SPELLED = [(plain, spelling) for plain, spellings in SPELLINGS.items() for spelling in [plain, *spellings]]
+
+
+@pytest.mark.parametrize("plain, spelling", SPELLED)
+def test_the_server_is_sent_the_path_in_its_normal_form(balancer, plain, spelling):
+    status, _, body = ask(balancer, request("GET", spelling, "Connection: close"))
+    assert (status, body.decode()) == (200, plain)
+
+
+def test_an_escaped_slash_is_judged_as_gunicorn_decodes_it(balancer):
+    # Sent on as it came (an escape of a reserved character keeps its meaning), judged as the
+    # /api/ path gunicorn makes of it for Django.
+    status, _, body = ask(balancer, request("GET", "/api%2fv2/baskets/", "Connection: close"))
+    assert (status, body) == (200, b"/api%2Fv2/baskets/")
+    head = request("POST", "/api%2Fv2/baskets/", "Transfer-Encoding: chunked")
+    assert ask(balancer, head)[0] == 411
+
+
+@pytest.mark.parametrize("plain, spelling", SPELLED)
+def test_a_body_over_the_limit_is_413_in_json_before_it_is_sent(balancer, plain, spelling):
+    head = ["Content-Type: multipart/form-data; boundary=x"]
+    status, headers, body = ask(balancer, request("POST", spelling, *head, "Content-Length: 65537"))
+    assert status == 413 and headers["content-type"] == "application/json"
+    assert json.loads(body)["error"] == "body_too_large"
+    # Chunked: no length to judge it by before reading it.
+    status, _, body = ask(balancer, request("POST", spelling, *head, "Transfer-Encoding: chunked"))
+    assert status == 411 and json.loads(body)["error"] == "length_required"
+
+
+@pytest.mark.parametrize(
+    "source, plain, spelling",
+    # Each from an address, hence with a budget, of its own.
+    [(f"127.0.0.{3 + i}", plain, spelling) for i, (plain, spelling) in enumerate(SPELLED)],
+)
+def test_every_spelling_of_a_path_has_the_plain_paths_rate_limit(balancer, source, plain, spelling):
+    budget = next(requests for prefix, requests in BUDGETS.items() if plain.startswith(prefix))
+    post = request("POST", spelling, "Content-Length: 0", "Connection: close")
+    statuses = [ask(balancer, post, source=source)[0] for _ in range(budget + 10)]
+    assert set(statuses[:budget]) == {200} and set(statuses[budget:]) == {429}, statuses
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # Decoded once (gunicorn) it is /%70ayment/…: no route; decoded twice it would be the
+        # payment path, judged as neither. Refused, no reader after the balancer can differ.
+        "/%2570ayment/cybersource/notify/",
+        # Escaped slashes that make a dot segment or an empty one once decoded.
+        "/api%2F..%2Fpayment/cybersource/notify/",
+        "/%2Fpayment/cybersource/notify/",
+        # Malformed escapes: no one decoding to judge.
+        "/%7payment/cybersource/notify/",
+        "/payment/cybersource/notify/%",
+    ],
+)
+def test_a_path_whose_decoding_is_not_normal_is_refused_before_the_server(balancer, path):
+    post = request("POST", path, "Content-Length: 0", "Connection: close")
+    status, headers, body = ask(balancer, post)
+    assert status == 400 and headers["content-type"] == "application/json"
+    assert json.loads(body)["error"] == "bad_request"
 
 
 def test_an_address_over_its_rate_gets_429_in_json_and_the_load_generators_do_not(balancer):
