@@ -10,10 +10,21 @@ HEALTH = "/health/"
 PAYMENT_PROCESSORS = "/api/v2/payment/processors/"
 
 
+def can_be_segment(value: str) -> bool:
+    """Whether ``value`` can be one path segment behind the balancer, which puts the path in
+    RFC 3986's normal form and refuses one that decoded still holds an escape
+    (docs/decisions/0087-the-balancer-judges-the-path.md): not "", "." or ".." (escaped or
+    not, an empty or a dot segment, removed: "/api/v2/orders/%2E/" is the order list), and no
+    "%" (escaped as "%25", a second decoding would read it)."""
+    return value not in ("", ".", "..") and "%" not in value
+
+
 def segment(value: str) -> str:
-    """``value`` as one path segment, whatever it holds: unescaped, "#" or "?" would end the
-    path and "." or ".." name another one."""
-    return quote(value, safe="").replace(".", "%2E")
+    """``value`` as one path segment, whatever else it holds: unescaped, "/" would start another
+    and "#" or "?" end the path. ValueError if it cannot be one (``can_be_segment``)."""
+    if not can_be_segment(value):
+        raise ValueError(f"{value!r} cannot be a path segment")
+    return quote(value, safe="")
 
 
 def order(number: str) -> str:

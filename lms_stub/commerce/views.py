@@ -15,6 +15,7 @@ from django.http import JsonResponse
 
 from common import dbpool, http_client
 from common.contract import errors as contract
+from common.contract import paths
 from common.contract.courses import FREE_MODE
 from lms_stub.commerce import ecommerce_client
 from lms_stub.enrollment.models import Enrollment
@@ -64,6 +65,8 @@ def order(request, number: str):
     (edX's LMS proxied ecommerce the same way)."""
     if not request.user.is_authenticated:
         return error(401, "not_authenticated", "Log in first (GET /auto_auth).")
+    if not paths.can_be_segment(number):  # no order's number, and no URL of ecommerce can carry it
+        return error(contract.NOT_FOUND.status, contract.NOT_FOUND.code, contract.NOT_FOUND.message)
     dbpool.release()
     try:
         response = ecommerce_client.read_order(request.user, number)
