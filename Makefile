@@ -48,7 +48,7 @@ up:  ## start MariaDB, lms_stub and ecommerce in the background (idempotent)
 down:  ## stop everything `make up` started, and `make run`'s Locust and any load run first
 	@scripts/stack.sh down
 
-status:  ## say what runs: services, MariaDB, Locust (make run, load runs) with pids and URLs
+status:  ## say what runs: services, MariaDB, Locust (make run, load runs) with pids, and the web UI's URL
 	@scripts/stack.sh status
 
 run:  ## `make up` plus the Locust web UI in the foreground; Ctrl-C stops what it started

@@ -9,18 +9,38 @@ the virtualenv exists.
                                                       and the settings it passes to the runs
 """
 
+import re
 import sys
+import textwrap
 
 from common.environment.load import SIZES
 from locustfiles.suite.core.catalogue import RUNNABLE, get
 from locustfiles.suite.core.learner_settings import help_line
 from locustfiles.suite.core.settings import SETTINGS
 
+COLUMN = 24  # where the Makefile's descriptions start ("  make ", a 16-character name, a space)
+WIDTH = 110  # a line of `make help`, wrapped at a space into the column below
+KEEP = "\u00a0"  # a space not to wrap at
+
+
+def wrapped(start: str, text: str) -> list[str]:
+    """``start`` (padded to the column) and ``text``, in lines of WIDTH at most; a variable and
+    its default in parentheses stay on one line."""
+    kept = re.sub(r"([A-Z][A-Z0-9_]*) \(", rf"\1{KEEP}(", text)
+    lines = textwrap.wrap(
+        kept,
+        WIDTH,
+        initial_indent=start.ljust(COLUMN),
+        subsequent_indent=" " * COLUMN,
+        break_on_hyphens=False,
+    )
+    return [line.replace(KEEP, " ") for line in lines]
+
 
 def profile_lines() -> list[str]:
-    lines = [f"  make {name:<16} {get(name).help_line()}" for name in RUNNABLE]  # the Makefile's column
-    lines.append(f"  {'':<21} any of them with {help_line()}")
-    lines.append(f"  {'':<21} any of them with PRELOAD=N: on a database preloaded to N purchases first")
+    lines = [line for name in RUNNABLE for line in wrapped(f"  make {name}", get(name).help_line())]
+    lines += wrapped("", f"any of them with {help_line()}")
+    lines += wrapped("", "any of them with PRELOAD=N: on a database preloaded to N purchases first")
     return lines
 
 
