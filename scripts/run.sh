@@ -73,8 +73,8 @@ trap 'stop_what_this_started; exit 130' INT
 trap 'stop_what_this_started; exit 143' TERM
 
 "$ROOT/scripts/stack.sh" up
+printf '  %-19s %-38s %s\n' "Locust web UI" "http://127.0.0.1:$LOCUST_PORT" "locustfile: $LOCUSTFILE"
 cat <<INFO
-  Locust web UI       http://127.0.0.1:$LOCUST_PORT   (locustfile: $LOCUSTFILE)
   Its login           $login
   Its reports         each swarm you stop writes $VAR_DIR/runs/<time>-manual-<users>/;
                       a profile picked under Custom parameters, $VAR_DIR/runs/<time>-<profile>/;

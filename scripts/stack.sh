@@ -242,13 +242,17 @@ stop_locusts() {
   done
 }
 
+# Three columns whatever the ports and addresses: what, where, and what to do there.
 urls() {
-  cat <<EOF
-  LMS (lms_stub)      $LMS_URL          learner: GET /auto_auth, POST /api/commerce/v0/baskets/
-  ecommerce           $ECOMMERCE_URL    API: /api/v2/baskets/, /api/v2/orders/
-  Oscar dashboard     $ECOMMERCE_URL/dashboard/   user $STAFF_USER, password in $(staff_password_source)
-  MariaDB             127.0.0.1:$MYSQL_PORT  (accounts $MYSQL_OWNER_USER, $ECOMMERCE_DB_USER, $LMS_DB_USER, $MYSQL_MONITOR_USER; root on $MYSQL_SOCKET)
-EOF
+  local line='  %-19s %-38s %s\n'
+  # shellcheck disable=SC2059  # the format is the line above
+  {
+    printf "$line" "LMS (lms_stub)" "$LMS_URL" "learner: GET /auto_auth, POST /api/commerce/v0/baskets/"
+    printf "$line" "ecommerce" "$ECOMMERCE_URL" "API: /api/v2/baskets/, /api/v2/orders/"
+    printf "$line" "Oscar dashboard" "$ECOMMERCE_URL/dashboard/" "user $STAFF_USER, password in $(staff_password_source)"
+    printf "$line" "MariaDB" "127.0.0.1:$MYSQL_PORT" \
+      "accounts $MYSQL_OWNER_USER, $ECOMMERCE_DB_USER, $LMS_DB_USER, $MYSQL_MONITOR_USER; root on $MYSQL_SOCKET"
+  }
 }
 
 # start_all: prepare, start both services and the rollup, record their settings.
