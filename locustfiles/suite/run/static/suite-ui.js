@@ -21,13 +21,17 @@
   // A cell's text with each of the suite's addresses in it a link. React keeps the cell's text
   // node and writes to it again: that node stays where it is, emptied, and the text is shown in
   // a span of ours beside it (moving or removing React's node breaks its next update).
+  const standsFor = new WeakMap(); // our span -> the text nodes of React's it was made from
+
   function linkCells(root) {
     for (const cell of root.querySelectorAll("td")) {
       const own = [...cell.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE);
       const text = own.map((node) => node.data).join("");
       const kept = cell.querySelector(":scope > span.suite-links");
-      // React wrote the cell again (its rows are keyed by place): what was shown goes.
-      if (kept && text) kept.remove();
+      // React wrote the cell again (its rows are keyed by place, so a row's cells may be
+      // another row's now): what was shown goes. A new text is written into React's node; an
+      // empty one removes that node (the † row's value, where "every run" was a poll before).
+      if (kept && (text || !standsFor.get(kept).every((node) => node.parentNode === cell))) kept.remove();
       if (!text.includes("/suite/")) continue;
       const parts = [];
       let last = 0;
@@ -44,6 +48,7 @@
       shown.className = "suite-links";
       shown.replaceChildren(...parts, text.slice(last));
       cell.append(shown);
+      standsFor.set(shown, own);
       for (const node of own) node.data = "";
     }
   }

@@ -1,0 +1,57 @@
+"""What a new user's trial of make run's web UI found (issue 43's UI fixes), in a real browser
+on Locust's own page with the suite's script (run/static/suite-ui.js): a tab's cell shows its
+own text, never a link an earlier row left there."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import start, status
+
+pytestmark = pytest.mark.slow
+
+CHECKS = "suite_checks"  # the Suite checks tab's key (report/live.py)
+THIN_NOTE = (
+    "† the percentile rests on fewer than 5 samples above it (requests × (1 − N/100) < 5): "
+    "read it as indicative only."
+)
+RUN = {"check": "run", "value": "manual", "state": "running"}
+EVERY_RUN = {"check": "every run", "value": "/suite/runs", "state": "reports and comparisons"}
+# The rows report/live.py sends before a step's percentiles grow thin, then once they have:
+# the † row, whose value is empty, takes the place where "every run" and its link were.
+BEFORE = [RUN, EVERY_RUN]
+AFTER = [RUN, {"check": "†", "value": "", "state": THIN_NOTE}, EVERY_RUN]
+
+
+def test_a_row_that_takes_a_linked_rows_place_shows_no_link(stack, locust_ui, page, screenshot):
+    """Trial item 1: Locust redraws a tab's rows by their place, and removes a cell's text when
+    its new value is empty; the link the script showed for the row that was there stayed. The
+    Suite checks rows of a real run are replaced here by BEFORE, then AFTER, so that the change
+    happens while the tab is shown (in a real run it does when the first percentiles go thin)."""
+    served = {"rows": BEFORE}
+
+    def answer(route):
+        response = route.fetch()
+        stats = response.json()
+        stats["extended_stats"] = [
+            {**entry, "data": served["rows"]} if entry.get("key") == CHECKS else entry
+            for entry in stats.get("extended_stats") or []
+        ]
+        route.fulfill(response=response, json=stats)
+
+    page.route("**/stats/requests", answer)
+    start(page, locust_ui.url, stack)
+    page.get_by_role("tab", name="Suite checks", exact=True).click()
+    rows = page.locator("tbody tr")
+    expect(rows.nth(1).get_by_role("link")).to_have_text("/suite/runs")
+
+    served["rows"] = AFTER
+    expect(rows).to_have_count(3)
+    screenshot(page, "checks")
+    dagger = rows.nth(1).locator("td")
+    expect(dagger.nth(0)).to_have_text("†")
+    expect(dagger.nth(1)).to_have_text("")
+    expect(rows.nth(1).get_by_role("link")).to_have_count(0)
+    expect(rows.nth(2).get_by_role("link")).to_have_text("/suite/runs")
+    expect(page.locator("tbody a")).to_have_count(1)
+    page.get_by_role("button", name="Stop").click()
+    status(page, "stopped")
