@@ -18,7 +18,9 @@ makes (make run's, a load target's with UI=1, a deployed master's) answers its o
   parsed options, hidden ones included (the run folder, --json-file, --html ...): only Locust's
   standard fields and the custom parameters the page offers are taken, any other is refused
   (400) naming it. A capitalised name is left to make run's start form where there is one
-  (run/start_form.py): it names the nearest setting.
+  (run/start_form.py): it names the nearest setting. There its PROFILE picks the run's
+  profile, and the page neither shows nor posts Locust's own "profile" (a label grouping
+  Locust's test runs, easily taken for it): /swarm refuses that one too.
 * What every answer carries: never framed (a framed Start button is clickjacking), never
   sniffed; the suite's own pages add a policy of their own (run/webpages.py).
 """
@@ -45,6 +47,9 @@ SWARM = "locust.swarm"  # the endpoint of Locust's POST /swarm (its blueprint's 
 SWARM_FIELDS = frozenset(
     {"user_count", "spawn_rate", "host", "run_time", "user_classes", "shape_class", "profile"}
 )
+# Locust's --profile, which make run's page hides where its start form's PROFILE is
+# (run/static/suite-ui.js).
+LOCUST_PROFILE = "profile"
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 # A form of some 30 fields of at most 200 characters (core/start_form.py) fits many times over.
 MAX_BODY = 64 * 1024
@@ -57,11 +62,12 @@ NO_FRAMING = "frame-ancestors 'none'"
 class ControlPlane:
     """The rules above on ``web_ui`` (Locust's WebUI); ``offered``: the custom parameters its
     page shows (Locust's template arguments), ``form_names_settings``: make run's start form
-    refuses capitalised names itself."""
+    refuses capitalised names itself, and its page does not post Locust's own profile."""
 
     def __init__(self, web_ui, form_names_settings: bool):
         self.web_ui = web_ui
-        self.fields = SWARM_FIELDS | set(web_ui.template_args.get("extra_options") or {})
+        standard = SWARM_FIELDS - {LOCUST_PROFILE} if form_names_settings else SWARM_FIELDS
+        self.fields = standard | set(web_ui.template_args.get("extra_options") or {})
         self.form_names_settings = form_names_settings
         self.login = bool(web_ui.web_login)
         self.password: str | None = None

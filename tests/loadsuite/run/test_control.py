@@ -150,9 +150,25 @@ def test_swarm_refuses_every_option_that_is_not_a_field_of_the_page(make_ui):
 
 def test_swarm_takes_locusts_standard_fields_and_the_forms_own(make_ui):
     environment, client = make_ui()
-    form = {**START, "run_time": "30s", "profile": "a label", "PROFILE": "manual", "RPM": "", "COURSES": "1"}
+    form = {**START, "run_time": "30s", "PROFILE": "manual", "RPM": "", "COURSES": "1"}
     assert client.post("/swarm", data=form).json["success"]
     assert environment.parsed_options.COURSES == "1" and environment.parsed_options.run_time == 30
+
+
+def test_where_the_start_form_picks_the_profile_swarm_refuses_locusts_own(make_ui):
+    """The trial's item 2: make run's page hides Locust's "profile" (a label grouping Locust's
+    test runs) and does not post it (static/suite-ui.js); posted anyway, it is refused by name,
+    and nothing starts. A web UI without the start form (UI=1, a deployed master) shows it and
+    takes it, as Locust does."""
+    environment, client = make_ui()
+    answer = client.post("/swarm", data={**START, "PROFILE": "manual", "profile": "smoke"})
+    assert answer.status_code == 400
+    assert answer.json["message"].startswith("profile: /swarm does not take it")
+    assert environment.runner.state == STATE_INIT and environment.profile is None
+    plain = control.ControlPlane(
+        SimpleNamespace(template_args={}, web_login=False), form_names_settings=False
+    )
+    assert plain.refused_field({**START, "run_time": "", "profile": "a label"}) is None
 
 
 def test_a_misspelt_setting_is_left_to_the_start_form_which_names_the_nearest():

@@ -4,15 +4,20 @@
 // profile. Here: each of the suite's addresses in a cell is a link; a field's label is its name
 // as written, with its help whole below it; make run's form shows the picked profile's fields
 // only (templateArgs.suite_fields, core/start_form.read_by), Users and Ramp-up for manual
-// only, and keeps the profile picked last when NEW (or a reload) draws the form again. It sets
-// text, attributes and styles only, never HTML, and never moves or removes a node React made.
+// only, not Locust's own "profile", and keeps the profile picked last when NEW (or a reload)
+// draws the form again. It sets text, attributes and styles only, never HTML, and never moves
+// or removes a node React made.
 (() => {
   "use strict";
   const ADDRESS = /\/suite\/[A-Za-z0-9._\/-]*[A-Za-z0-9_\/-](\?[A-Za-z0-9=&._-]*)?/g;
   const FIELDS = (window.templateArgs || {}).suite_fields || null;
   const NAMES = new Set(FIELDS ? Object.values(FIELDS).flat() : []);
+  // The custom parameters: Locust's own fields (Host, Profile, ...) keep Locust's labels.
+  const CUSTOM = new Set(Object.keys((window.templateArgs || {}).extra_options || {}));
   const LOCUSTS = ["userCount", "spawnRate"]; // what only the manual profile reads
   const KEPT = "suite-profile";
+  // Locust's "profile" (--profile, a label grouping its test runs): a field its form always has.
+  const LOCUST_PROFILE = "profile";
   // What Locust's page makes of a name: a space wherever a lower-case letter or a digit meets an
   // upper-case letter or a digit, and its first letter in capitals.
   const drawn = (name) =>
@@ -56,6 +61,7 @@
   // "EDX2 01 5_WAIT_SCALE (help)" becomes the label EDX2015_WAIT_SCALE, its help below the field.
   function nameLabels(root) {
     for (const field of root.querySelectorAll("input[name][id], select[name][id]")) {
+      if (!CUSTOM.has(field.name)) continue;
       const label = root.querySelector(`label[for="${CSS.escape(field.id)}"]`);
       const first = label && label.firstChild;
       const shown = drawn(field.name);
@@ -101,8 +107,32 @@
     }
   }
 
+  // Locust's own "profile" sits in Advanced options right above the suite's PROFILE, which is
+  // what picks a run's profile here: it is hidden.
+  function hideLocustsProfile(root) {
+    for (const field of root.querySelectorAll(`input[name="${LOCUST_PROFILE}"]`)) {
+      const box = field.closest(".MuiAutocomplete-root") || field.closest(".MuiFormControl-root");
+      if (box) box.style.display = "none";
+    }
+  }
+
+  // Nor posted (/swarm refuses it here: run/control.py). Locust's form posts every field with a
+  // name, read when it is submitted; React sets the name again whenever it draws the field, so
+  // the name goes as the form is submitted, before React's own handler (on its root) reads it.
+  document.addEventListener(
+    "submit",
+    (event) => {
+      if (!FIELDS || !(event.target instanceof HTMLFormElement)) return;
+      for (const field of event.target.querySelectorAll(`input[name="${LOCUST_PROFILE}"]`)) {
+        field.removeAttribute("name");
+      }
+    },
+    true,
+  );
+
   function profileForms(root) {
     if (!FIELDS) return;
+    hideLocustsProfile(root);
     for (const select of root.querySelectorAll("select[name=PROFILE]")) {
       if (!select.dataset.suiteKept) {
         select.dataset.suiteKept = "1";
