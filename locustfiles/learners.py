@@ -3,24 +3,27 @@ and buys a seat, the free one through the LMS or, now and then, the paid one thr
 processor (edX's 50 : 1); now and then one reads its order back.
 
 Environment: COURSES (buy among the first N courses; 1 = one hot seat), WAIT_MIN/WAIT_MAX
-(think time of the closed-model learner, 3-5 s as in 2015), BUY_WEIGHT/PAY_WEIGHT/READ_WEIGHT
+(think time of the closed-model learner, 3-5 s as in 2015; read at its first wait, never by an
+open model's run), BUY_WEIGHT/PAY_WEIGHT/READ_WEIGHT
 (free purchases : paid ones : reads, 50 : 1 : 5; locustfiles/suite/core/learner_settings.py). The
 paid journey signs the learner's token for ecommerce as edX's client did: JWT_SECRET_KEY,
 JWT_ISSUER and ECOMMERCE_URL (locustfiles/suite/users/paid_journey.py).
 """
 
+import functools
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from locust import FastHttpUser, between
+from locust import FastHttpUser
 from locust.contrib.fasthttp import FastHttpSession
 
 from common.contract import paths
 from common.contract.courses import PAID_MODE, catalogue, free_seats
-from locustfiles.suite.core.learner_settings import load_settings, paid_arrival, read_share
+from locustfiles.suite.core.learner_settings import mix_settings, paid_arrival, read_share, think_time
 from locustfiles.suite.run import hooks  # noqa: F401  (registers the suite's events)
 from locustfiles.suite.users import paid_journey as paid
 from locustfiles.suite.users.arrivals import ArrivalsMixin
@@ -33,7 +36,7 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 @dataclass(frozen=True)
 class Mix:
-    """What the learners buy among and how often they take each journey (load_settings)."""
+    """What the learners buy among and how often they take each journey (mix_settings)."""
 
     weights: dict[str, int]
     courses: list[str]  # the free seats' course ids
@@ -49,7 +52,24 @@ class Mix:
         )
 
 
-SETTINGS = load_settings(os.environ)  # the report's provenance states the same values
+SETTINGS = mix_settings(os.environ)  # the report's provenance states the same values
+
+
+def thinking(env) -> Callable:
+    """A closed-model learner's wait_time: Locust's between(WAIT_MIN, WAIT_MAX) of ``env``, read
+    at the first wait. Every locustfile imports this module, an open model's too, whose learners
+    never wait: its run does not read them (a run checks them before it starts: run/cli.py)."""
+
+    @functools.cache
+    def seconds() -> tuple[float, float]:
+        think = think_time(env)
+        return think["min_seconds"], think["max_seconds"]
+
+    def wait_time(_user) -> float:
+        low, high = seconds()
+        return random.uniform(low, high)
+
+    return wait_time
 
 
 class LearnerJourney(FastHttpUser):
@@ -158,7 +178,7 @@ class Learner(LearnerJourney):
     """Closed model: each user buys a free seat, pays for a seat or reads its last order back
     (BUY_WEIGHT : PAY_WEIGHT : READ_WEIGHT), then thinks."""
 
-    wait_time = between(SETTINGS["think_time"]["min_seconds"], SETTINGS["think_time"]["max_seconds"])
+    wait_time = thinking(os.environ)
     tasks = weighted_tasks(SETTINGS["weights"])
 
 
@@ -182,9 +202,10 @@ class ArrivingLearner(ArrivalsMixin, LearnerJourney):
 def configured(env) -> tuple[type[LearnerJourney], type[ArrivingLearner]]:
     """Learner and ArrivingLearner with the think time, mix and courses ``env`` sets: what the
     web UI's start form runs (run/start_form.py), as a locustfile run with that environment
-    would. ValueError names a setting that cannot be used."""
-    settings = load_settings(env)
-    mix, think = Mix.of(settings), settings["think_time"]
+    would. ValueError names a setting that cannot be used (the think time, only a closed-model
+    run reads: the form checks it first, with run/cli.checked)."""
+    settings = mix_settings(env)
+    mix = Mix.of(settings)
     # Locust adds a class's tasks to its bases': the closed model's class is made beside Learner,
     # not under it, so that its weights are the only ones.
     closed = type(
@@ -194,7 +215,7 @@ def configured(env) -> tuple[type[LearnerJourney], type[ArrivingLearner]]:
             "__module__": __name__,
             "__doc__": Learner.__doc__,
             "mix": mix,
-            "wait_time": between(think["min_seconds"], think["max_seconds"]),
+            "wait_time": thinking(env),
             "tasks": weighted_tasks(settings["weights"]),
         },
     )

@@ -1,7 +1,8 @@
 """What a new user's trial of make run's web UI found (issue 43's UI fixes), in a real browser
 on Locust's own page with the suite's script (run/static/suite-ui.js): a tab's cell shows its
 own text, never a link an earlier row left there; Locust's own "profile" field is neither shown
-nor posted where the suite's PROFILE picks the profile."""
+nor posted where the suite's PROFILE picks the profile; an open-model profile's form has no
+think time."""
 
 import re
 from urllib.parse import parse_qs
@@ -96,3 +97,23 @@ def test_locusts_own_profile_field_is_neither_shown_nor_posted(stack, locust_ui,
     status(page, "running")
     page.get_by_role("button", name="Stop").click()
     status(page, "stopped")
+
+
+@pytest.mark.parametrize(
+    "profile, think", [("rpm", False), ("capacity", False), ("smoke", True), ("manual", True)]
+)
+def test_only_a_closed_models_form_asks_for_think_time(locust_ui, page, screenshot, profile, think):
+    """Trial item 3: an open model's arrivals come at the rate whatever the users do; its run
+    does not read WAIT_MIN and WAIT_MAX (core/catalogue.py), and its form does not show them."""
+    page.goto(locust_ui.url)
+    page.get_by_text("Custom parameters").click()
+    opened(page, "select[name=PROFILE]")
+    page.locator("select[name=PROFILE]").select_option(profile)
+    expect(page.locator("input[name=BUY_WEIGHT]")).to_be_visible()  # the mix: every profile's
+    for name in ("WAIT_MIN", "WAIT_MAX"):
+        field = page.locator(f"input[name={name}]")
+        if think:
+            expect(field).to_be_visible()
+        else:
+            expect(field).to_be_hidden()
+    screenshot(page, "fields")

@@ -33,6 +33,9 @@ COMMON_SETTINGS = (
     "NOISE_PCT",
     "NOISE_MS",
 )
+# The closed model's learners think between two tasks; an open model's arrivals come at the
+# target rate whatever the users do (users/arrivals.py: no wait), so its run does not read these.
+THINK_TIME = ("WAIT_MIN", "WAIT_MAX")
 
 
 class Profile:
@@ -56,8 +59,10 @@ class Profile:
     runnable = True  # a make target starts it (manual runs come from make run's web UI)
 
     def reads(self) -> tuple[str, ...]:
-        """Every setting a run of this profile reads (core/settings.py checks each)."""
-        return (*self.defaults, *self.client_settings, *COMMON_SETTINGS)
+        """Every setting a run of this profile reads (core/settings.py checks each; make run's
+        start form shows these: core/start_form.read_by)."""
+        common = [name for name in COMMON_SETTINGS if not (self.open_model and name in THINK_TIME)]
+        return (*self.defaults, *self.client_settings, *common)
 
     def run_settings(self, env) -> RunSettings:
         """This profile's settings as ``env`` gives them, checked; SettingError names a bad one."""

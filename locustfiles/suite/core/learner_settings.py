@@ -10,7 +10,8 @@ In the closed model (ramp, smoke, a web UI run) the weights are Locust's task we
 open model (rpm, capacity, soak, chaos) every arrival is a purchase: PAY_WEIGHT of every
 BUY_WEIGHT + PAY_WEIGHT arrivals take the paid journey, spread evenly over the plan's arrivals
 (so a step's share is exact, not a draw), and a purchase is read back with a chance of
-READ_WEIGHT / (BUY_WEIGHT + PAY_WEIGHT).
+READ_WEIGHT / (BUY_WEIGHT + PAY_WEIGHT). Its arrivals come at the rate, whatever the users do:
+no think time, so WAIT_MIN and WAIT_MAX are not read.
 
 Standard library only: ``make help`` prints the defaults before the virtualenv exists.
 """
@@ -28,18 +29,27 @@ LOAD_DEFAULTS = {
 }
 
 
-def load_settings(env: Mapping[str, str]) -> dict:
-    """The learners' think time, journey weights and course choice, as they take effect.
-    ValueError names a variable that cannot be used."""
-    think = {"min_seconds": _seconds(env, "WAIT_MIN"), "max_seconds": _seconds(env, "WAIT_MAX")}
+def load_settings(env: Mapping[str, str], *, open_model: bool) -> dict:
+    """The learners' settings as they take effect: the mix and the courses, and in the closed
+    model the think time. ValueError names a variable that cannot be used."""
+    mix = mix_settings(env)
+    return mix if open_model else {"think_time": think_time(env), **mix}
+
+
+def mix_settings(env: Mapping[str, str]) -> dict:
+    """What every learner reads: the journeys' weights and the courses it buys among."""
     weights = {key: _weight(env, name) for key, name in WEIGHTS.items()}
     if weights["buy"] + weights["pay"] == 0:
         raise ValueError("BUY_WEIGHT and PAY_WEIGHT are both 0: the learners would buy nothing")
     return {
-        "think_time": think,
         "weights": weights,
         "courses": get("COURSES", env),  # CATALOG_COURSES unless set
     }
+
+
+def think_time(env: Mapping[str, str]) -> dict[str, float]:
+    """The closed model's think time between a learner's tasks, in seconds."""
+    return {"min_seconds": _seconds(env, "WAIT_MIN"), "max_seconds": _seconds(env, "WAIT_MAX")}
 
 
 def _weight(env: Mapping[str, str], name: str) -> int:

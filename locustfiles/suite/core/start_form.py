@@ -126,12 +126,14 @@ def fields(env: Mapping[str, str]) -> list[Field]:
 
 def read_by() -> dict[str, list[str]]:
     """Each profile's fields: the profile, its sizes and its client's settings, then the shared
-    ones (manual has no sizes: its users and ramp-up are Locust's own fields)."""
-    own: dict[str, list[str]] = {MANUAL: []}
-    for name in RUNNABLE:
+    ones it reads (an open model's, no think time; manual has no sizes: its users and ramp-up
+    are Locust's own fields)."""
+    shown: dict[str, list[str]] = {}
+    for name in profile_names():
         profile = get(name)
-        own[name] = list(dict.fromkeys([*profile.defaults, *profile.client_settings]))
-    return {name: ["PROFILE", *names, *SHARED] for name, names in own.items()}
+        own = dict.fromkeys([*profile.defaults, *profile.client_settings])
+        shown[name] = ["PROFILE", *own, *[key for key in SHARED if key in profile.reads()]]
+    return shown
 
 
 def _shared_default(name: str, env: Mapping[str, str]) -> str:

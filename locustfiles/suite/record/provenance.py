@@ -39,13 +39,15 @@ def collect(
     env: dict,
     running_settings: dict,
     *,
+    open_model: bool,
     git_at_start: dict | None = None,
 ) -> dict:
     """The run's provenance (summary.json's "provenance"). ``env`` is the run's environment,
-    ``running_settings`` what the running services were started with (services.running_settings;
-    {} if the stack recorded nothing). ``git_at_start`` is the checkout as the run began: that is
-    the code that ran; when the checkout differs at the end (a commit or an edit during a long
-    run), the end's state is kept beside it as ``changed_during_run``."""
+    ``open_model`` its plan's (its learners have no think time), ``running_settings`` what the
+    running services were started with (services.running_settings; {} if the stack recorded
+    nothing). ``git_at_start`` is the checkout as the run began: that is the code that ran;
+    when the checkout differs at the end (a commit or an edit during a long run), the end's
+    state is kept beside it as ``changed_during_run``."""
     found = git(ROOT)
     if git_at_start is not None:
         found, at_end = dict(git_at_start), found
@@ -58,7 +60,7 @@ def collect(
         "services": services(running_settings),
         # The learners' settings; who made the load is the summary's "profile", "started_from"
         # and "load", written once there.
-        "load": load_settings(env),
+        "load": load_settings(env, open_model=open_model),
     }
 
 

@@ -114,7 +114,7 @@ def checked(profile: str, env: dict) -> tuple[int | None, int]:
     checked = catalogue.get(profile).run_settings(env)
     profiles.get(profile).plan(env)
     thresholds.parse(given("THRESHOLDS", env) or "")
-    learner_settings.load_settings(env)
+    learner_settings.load_settings(env, open_model=catalogue.get(profile).open_model)
     parse_hosts(get("READINGS_HOSTS", env))
     return checked.values.get("PRELOAD"), checked.values.get("WORKERS", 0)
 

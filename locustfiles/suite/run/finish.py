@@ -6,7 +6,7 @@ and the exit code are its own."""
 import json
 
 from common.environment import given
-from locustfiles.suite.core.learner_settings import load_settings
+from locustfiles.suite.core.learner_settings import mix_settings
 from locustfiles.suite.core.names import START_FILE
 from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.record import provenance
@@ -24,7 +24,7 @@ def summarise(run, finished: float) -> Summary:
     settled = run.profile.settle(run)  # before the audit: chaos retries what it left
     audited = audited_counts(run, summaries.successes(run.profile, run.recorder))
     # The learners' configured mix, beside the measured one (edX's client has its own).
-    weights = None if run.profile.purchase_endpoints else load_settings(run.env)["weights"]
+    weights = None if run.profile.purchase_endpoints else mix_settings(run.env)["weights"]
     read = summaries.Read(
         configuration(run),
         run.started_from,
@@ -39,7 +39,10 @@ def summarise(run, finished: float) -> Summary:
     )
     summary = summaries.measured(run.profile, recorded, read)
     run_provenance = provenance.collect(
-        run.env, services.running_settings(run.env), git_at_start=run.git_at_start
+        run.env,
+        services.running_settings(run.env),
+        open_model=run.profile.open_model,
+        git_at_start=run.git_at_start,
     )
     run.sampler.close()
     return summaries.judged(summary, run.profile, run.rules, run_provenance, read.profile)

@@ -13,6 +13,7 @@ test starts, as on the command line; every run of make run's web UI gets what th
 gives its folder: the database it started on and Locust's CSVs.
 """
 
+import functools
 import json
 import os
 
@@ -96,7 +97,8 @@ class StartForm:
             users = self.users(catalogue.get(profile), env)
         except ValueError as exc:
             return str(exc)
-        if isinstance(self.run.runner, MasterRunner) and load_settings(env) != load_settings(os.environ):
+        settings_of = functools.partial(load_settings, open_model=catalogue.get(profile).open_model)
+        if isinstance(self.run.runner, MasterRunner) and settings_of(env) != settings_of(os.environ):
             return "the learners of a distributed web UI take their settings from the workers' environment"
         refusal = self.prepare(env, preload_to)
         if refusal is None:

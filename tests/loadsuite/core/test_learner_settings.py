@@ -12,17 +12,22 @@ from locustfiles.suite.users import paid_journey
 
 
 def test_the_default_mix_is_edx_50_to_1_with_a_read_for_every_ten_purchases():
-    weights = load_settings({})["weights"]
+    weights = load_settings({}, open_model=False)["weights"]
     assert weights == {"buy": 50, "pay": 1, "read": 5}
     assert read_share(weights) == 5 / 51  # about one read for every ten purchases, as before
 
 
 def test_the_weights_follow_the_environment():
-    assert load_settings({"BUY_WEIGHT": "3", "PAY_WEIGHT": "0", "READ_WEIGHT": "1"})["weights"] == {
-        "buy": 3,
-        "pay": 0,
-        "read": 1,
-    }
+    env = {"BUY_WEIGHT": "3", "PAY_WEIGHT": "0", "READ_WEIGHT": "1"}
+    assert (
+        load_settings(env, open_model=False)["weights"]
+        == load_settings(env, open_model=True)["weights"]
+        == {
+            "buy": 3,
+            "pay": 0,
+            "read": 1,
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -41,7 +46,7 @@ def test_the_weights_follow_the_environment():
 )
 def test_unusable_weights_and_think_times_are_refused_by_name(env, message):
     with pytest.raises(ValueError, match=message):
-        load_settings(env)
+        load_settings(env, open_model=False)
 
 
 def test_the_open_model_sends_exactly_pay_of_every_buy_plus_pay_arrivals_down_the_paid_journey():

@@ -75,24 +75,39 @@ def test_an_unknown_name_is_refused_with_the_nearest_known_one():
 
 
 @pytest.mark.parametrize(
-    "env",
+    "profile, env",
     [
-        {"RPM": "abc"},
-        {"RPM": "inf"},
-        {"DURATION": "0"},
-        {"PRELOAD": "1e20"},
-        {"COURSES": "-1"},
-        {"WAIT_MIN": "soon"},
+        ("rpm", {"RPM": "abc"}),
+        ("rpm", {"RPM": "inf"}),
+        ("rpm", {"DURATION": "0"}),
+        ("rpm", {"PRELOAD": "1e20"}),
+        ("rpm", {"COURSES": "-1"}),
+        ("smoke", {"WAIT_MIN": "soon"}),
+        ("manual", {"WAIT_MAX": "-1"}),
     ],
 )
-def test_the_form_and_the_command_line_refuse_a_value_in_the_same_words(env):
+def test_the_form_and_the_command_line_refuse_a_value_in_the_same_words(profile, env):
     with pytest.raises(ValueError) as by_command_line:
-        cli.checked("rpm", env)
-    profile, form_env = start_form.run_environment({}, {"PROFILE": "rpm", **env})
+        cli.checked(profile, env)
+    picked, form_env = start_form.run_environment({}, {"PROFILE": profile, **env})
     with pytest.raises(ValueError) as by_form:
-        cli.checked(profile, form_env)
+        cli.checked(picked, form_env)
     assert str(by_form.value) == str(by_command_line.value)
     assert str(by_form.value).startswith(f"{next(iter(env))}: expects ")
+
+
+@pytest.mark.parametrize("profile", [name for name in catalogue.RUNNABLE if catalogue.get(name).open_model])
+def test_an_open_models_run_reads_no_think_time_from_the_command_line_or_the_form(profile):
+    """The trial's item 3: an open model's arrivals come at the rate whatever the users do; its
+    run neither checks nor records WAIT_MIN and WAIT_MAX (a hidden field of the form may still
+    hold what was typed for another profile), and its form does not show them."""
+    think = {"WAIT_MIN": "soon", "WAIT_MAX": "-1"}
+    sizes = {"RPM": "300", "CAPACITY_RPM": "200"}  # overload needs one of them
+    assert not {*think} & {*catalogue.get(profile).reads(), *start_form.read_by()[profile]}
+    _, form_env = start_form.run_environment({}, {"PROFILE": profile, **sizes, **think})
+    for env in ({**sizes, **think}, form_env):
+        cli.checked(profile, env)
+        assert not {*think} & set(catalogue.get(profile).run_settings(env).record()["resolved"])
 
 
 def test_the_form_refuses_a_field_it_does_not_have_with_the_nearest():
@@ -111,7 +126,8 @@ def test_the_run_records_its_settings_as_given_and_as_resolved():
     resolved = record["resolved"]
     assert resolved["RPM"] == 120.0 and resolved["DURATION"] == 600 and resolved["WARMUP_SECONDS"] == 0
     assert resolved["THRESHOLDS"] == catalogue.get("rpm").thresholds
-    assert resolved["WAIT_MIN"] == 3.0 and resolved["BUY_WEIGHT"] == 50
+    assert resolved["BUY_WEIGHT"] == 50 and "WAIT_MIN" not in resolved  # no think time: open model
+    assert catalogue.get("smoke").run_settings({}).record()["resolved"]["WAIT_MIN"] == 3.0
 
 
 def test_make_help_says_what_each_setting_takes_and_which_profiles_take_several():

@@ -133,7 +133,13 @@ def test_each_profile_is_shown_the_fields_it_reads_and_no_other():
     for name in catalogue.RUNNABLE:
         profile = catalogue.get(name)
         own = {*profile.defaults, *profile.client_settings}
-        assert set(shown[name]) == {"PROFILE", *own, *start_form.SHARED}, name
+        # An open model's learners do not think (core/catalogue.py): no WAIT_MIN, no WAIT_MAX.
+        shared = {
+            key for key in start_form.SHARED if not (profile.open_model and key in catalogue.THINK_TIME)
+        }
+        assert set(shown[name]) == {"PROFILE", *own, *shared}, name
         assert set(shown[name]) <= set(offered), name
+        assert set(shown[name]) - {"PROFILE"} <= set(profile.reads()), name  # what the command line reads
+    assert "WAIT_MIN" not in shown["rpm"] and "WAIT_MIN" in shown["smoke"]
     assert shown["rpm"].count("RPM") == 1 and "USERS" not in shown["rpm"]
     assert "EDX2015_WAIT_SCALE" in shown["edx2015"] and "EDX2015_WAIT_SCALE" not in shown["ramp"]

@@ -16,8 +16,8 @@ def unreachable_mariadb(monkeypatch):
     monkeypatch.setenv("MYSQL_PORT", str(port))
 
 
-def collect(env=None, running=None):
-    return provenance.collect(env or {}, running or {})
+def collect(env=None, running=None, open_model=False):
+    return provenance.collect(env or {}, running or {}, open_model=open_model)
 
 
 def test_every_field_is_present_and_typed(unreachable_mariadb):
@@ -39,6 +39,13 @@ def test_every_field_is_present_and_typed(unreachable_mariadb):
         "weights": {"buy": 50, "pay": 1, "read": 5},
         "courses": 100,
     }
+
+
+def test_an_open_model_runs_learners_have_no_think_time(unreachable_mariadb):
+    """An open model's arrivals come at the rate whatever the users do: its provenance records
+    the mix and the courses, and no think time (its run reads none, however set)."""
+    found = collect({"WAIT_MIN": "soon"}, open_model=True)["load"]
+    assert found == {"weights": {"buy": 50, "pay": 1, "read": 5}, "courses": 100}
 
 
 def test_the_services_settings_are_those_the_stack_recorded(unreachable_mariadb):
@@ -87,13 +94,13 @@ def test_a_stack_that_recorded_nothing_gives_no_settings(unreachable_mariadb):
 
 def test_the_load_settings_follow_the_environment():
     assert provenance.load_settings(
-        {"WAIT_MIN": "0.5", "WAIT_MAX": "1", "READ_WEIGHT": "3", "CATALOG_COURSES": "7"}
+        {"WAIT_MIN": "0.5", "WAIT_MAX": "1", "READ_WEIGHT": "3", "CATALOG_COURSES": "7"}, open_model=False
     ) == {
         "think_time": {"min_seconds": 0.5, "max_seconds": 1.0},
         "weights": {"buy": 50, "pay": 1, "read": 3},
         "courses": 7,
     }
-    assert provenance.load_settings({"COURSES": "1", "CATALOG_COURSES": "7"})["courses"] == 1
+    assert provenance.load_settings({"COURSES": "1", "CATALOG_COURSES": "7"}, open_model=True)["courses"] == 1
 
 
 def test_outside_a_checkout_the_commit_is_unknown(tmp_path):
@@ -110,4 +117,4 @@ def test_the_commit_is_the_one_the_run_began_on_and_a_change_during_it_is_kept(u
 
 
 def collect_at_start(git_at_start):
-    return provenance.collect({}, {}, git_at_start=git_at_start)
+    return provenance.collect({}, {}, open_model=False, git_at_start=git_at_start)

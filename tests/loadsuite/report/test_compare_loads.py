@@ -172,6 +172,8 @@ def test_the_configuration_that_differs_is_a_table_of_setting_a_and_b():
         ["DURATION", "60", "–"],
         ["WARMUP_SECONDS", "0", "–"],
         ["THRESHOLDS", "p95<460 errors<0.01 missed<0.01", "errors<0.01"],
+        ["WAIT_MIN", "–", "3"],  # an open model's learners have no think time
+        ["WAIT_MAX", "–", "5"],
         ["order_counter", "events", "oscar"],
         ["database_at_start.size_mb", "20.5", "3.5"],
     ]

@@ -109,6 +109,18 @@ def test_the_learners_of_a_form_run_take_its_think_time_mix_and_courses():
     assert learners.Learner.mix == learners.LearnerJourney.mix != closed.mix
 
 
+def test_only_a_closed_models_learner_reads_the_think_time_at_its_first_wait():
+    """The trial's item 3: an arrival comes when it is due, never after a think time, so an open
+    model's run reads no WAIT_MIN (every locustfile imports learners.py, an open model's too);
+    a closed model's run has it checked before it starts (run/cli.checked, the form's too)."""
+    closed, arriving = learners.configured({"WAIT_MIN": "soon"})
+    assert arriving.wait_time(None) == 0
+    with pytest.raises(
+        ValueError, match="^WAIT_MIN: expects a number of seconds from 0 to 3600; got 'soon'$"
+    ):
+        closed.wait_time(None)
+
+
 def ready_form(taken: list) -> start_form.StartForm:
     """The form of make run's web UI with no test under way; its run notes what it takes."""
     run = SimpleNamespace(
