@@ -3,8 +3,9 @@ tab (Locust's extended tabs: text cells, the newest TAB_RUNS, the page for every
 comparison of two).
 
 A run is a folder of <VAR_DIR>/runs/ with a summary.json (a comparison's folder has none); its
-line gives what a user picks a run by: the profile, when it started and for how long, the
-verdict, and its headline figures (the order endpoint's requests, failures and p95, capacity). A
+line gives what a user picks a run by: the profile, where it was started (the web UI or
+headless: two runs of one profile look alike otherwise), when and for how long, the verdict,
+and its headline figures (the order endpoint's requests, failures and p95, capacity). A
 summary that cannot be read is listed as such, never left out.
 """
 
@@ -19,6 +20,7 @@ from locustfiles.suite.report import HTML
 COLUMNS = [
     "run",
     "profile",
+    "started from",
     "started",
     "seconds",
     "verdict",
@@ -36,6 +38,7 @@ TAB_RUNS = 50
 KEYS = (
     "run",
     "profile",
+    "started_from",  # "web UI" or "headless"; a summary older than it has none: –
     "started",
     "seconds",
     "verdict",
@@ -78,6 +81,7 @@ def line(folder: Path) -> dict:
     return {
         "run": folder.name,
         "profile": summary.get("profile"),
+        "started_from": summary.get("started_from"),
         "started": summary.get("started"),
         "seconds": summary.get("seconds"),
         "verdict": "PASS" if verdict.get("passed") else "FAIL",

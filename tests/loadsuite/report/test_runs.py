@@ -49,6 +49,7 @@ def test_the_runs_are_listed_newest_first_with_their_figures(runs_dir):
     assert lines[1] == {
         "run": NEWER,
         "profile": "ramp",
+        "started_from": "headless",
         "started": summary["started"],
         "seconds": summary["seconds"],
         "verdict": "PASS" if summary["verdict"]["passed"] else "FAIL",
@@ -174,6 +175,7 @@ def test_the_runs_tab_lists_the_newest_runs_as_text_with_their_reports_address(r
     assert rows[1] == {
         "run": NEWER,
         "profile": "ramp",
+        "started_from": "headless",
         "started": newer["started"],
         "seconds": blocks.fmt(newer["seconds"]),
         "verdict": "PASS" if newer["verdict"]["passed"] else "FAIL",
@@ -219,3 +221,26 @@ def test_a_comparison_is_kept_in_the_newer_runs_folder_and_made_again_when_a_run
     summary.write_text(summary.read_text())
     os.utime(kept, (0, 0))  # older than the summary now
     assert client.get(f"/suite/compare?a={OLDER}&b={NEWER}").get_data(as_text=True) == first
+
+
+def test_each_run_says_where_it_was_started_and_an_older_summary_says_nothing(client, runs_dir):
+    """The trial's item 4: two runs of one profile, one from the web UI and one headless, looked
+    the same on the Runs page and in the Runs tab; a summary older than "started_from" shows –."""
+    for name, started_from in (("20261127-140000-ramp", "web UI"), ("20261127-150000-ramp", None)):
+        planted_run(runs_dir / name, 5)
+        summary = json.loads((runs_dir / name / "summary.json").read_text())
+        if started_from is None:
+            del summary["started_from"]
+        else:
+            summary["started_from"] = started_from
+        (runs_dir / name / "summary.json").write_text(json.dumps(summary))
+    rows = runs.tab_rows(runs.listed(runs_dir), webpages.report_url, webpages.RUNS)
+    shown = {row["run"]: row.get("started_from") for row in rows}
+    assert shown["20261127-140000-ramp"] == "web UI" and shown[NEWER] == "headless"
+    assert shown["20261127-150000-ramp"] == blocks.DASH
+    assert {"key": "started_from", "title": "started from"} in runs.tab_columns()
+
+    html = client.get("/suite/runs").get_data(as_text=True)
+    assert '<th class="text">profile</th><th class="text">started from</th>' in html
+    for name, said in (("20261127-140000-ramp", "web UI"), ("20261127-150000-ramp", blocks.DASH)):
+        assert f'>{name}</a></td><td class="text">ramp</td><td class="text">{said}</td>' in html, name
