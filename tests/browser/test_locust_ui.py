@@ -56,6 +56,7 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     stack, locust_ui, page, screenshot, swarms
 ):
     before = last_order_id(stack)
+    reports_before = reports(stack)
     page.goto(locust_ui.url)
     page.locator("input[name=userCount]").fill(str(USERS))
     page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
@@ -86,12 +87,9 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     swarms.append(Swarm(before, placed))
 
     # The run's report says what ran: a manual run of 2 users, from the web UI, with its verdict.
-    # The suite writes it after the stop (audit, plots): the page is loaded again until it has.
-    def report_headings() -> int:
-        page.goto(locust_ui.url + "/suite/report")
-        return page.get_by_role("heading", level=1).count()
-
-    poll(report_headings, lambda headings: headings > 0, 60, "report headings")
+    # The suite writes it after the stop (audit, plots): waited for as a report of this run's.
+    poll(lambda: reports(stack) - reports_before, bool, 60, "this run's report")
+    page.goto(locust_ui.url + "/suite/report")
     expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
     expect(page.locator("body")).to_contain_text("verdict: PASS")
     expect(page.get_by_role("cell", name=f"{USERS} users", exact=True).first).to_be_visible()
@@ -219,6 +217,12 @@ def test_the_form_shows_the_picked_profiles_fields_named_as_written_with_whole_h
     expect(page.locator("input[name=RPM]")).to_be_hidden()
 
 
+def reports(stack: dict) -> set[str]:
+    """The run folders of the stack with a report: the session's tests share them, and
+    /suite/report is the newest of them, whichever test made it."""
+    return {path.parent.name for path in (Path(stack["VAR_DIR"]) / "runs").glob("*/report.html")}
+
+
 def newest_run(stack: dict, profile: str) -> Path | None:
     """The newest run folder of ``profile``, once its summary.json is written."""
     runs = sorted((Path(stack["VAR_DIR"]) / "runs").glob(f"*-{profile}"))
@@ -267,7 +271,7 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     summary = json.loads((folder / "summary.json").read_text())
 
     assert summary["profile"] == "rpm"
-    assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_dict()
+    assert summary["plan"] == catalogue.get("rpm").plan(sizes).as_summary()
     assert [(s["target_rpm"], s["seconds"]) for s in [summary["warm_up"], *summary["steps"]]] == [
         (300.0, 10),
         (300.0, 10),
@@ -284,7 +288,7 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     page.get_by_role("button", name="Start").click()
     smoke_folder = ends_by_itself(page, stack, "smoke")
     smoke = json.loads((smoke_folder / "summary.json").read_text())
-    assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_dict()
+    assert smoke["plan"] == catalogue.get("smoke").plan({"USERS": "2", "STEP_SECONDS": "4"}).as_summary()
     assert [(s["users"], s["seconds"]) for s in smoke["steps"]] == [(2, 4)]
     assert smoke["started_from"] == "web UI" and smoke["verdict"]["passed"]
 

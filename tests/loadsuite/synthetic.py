@@ -141,7 +141,7 @@ def summary_for(p, recorder, extra=None, log=None, locust_cpu=40.0, machine_cpu=
         "seconds": 30,
         "started_from": "headless",
         "config": {"order_counter": "events"},
-        "plan": {key: value for key, value in p.as_dict().items() if key != "profile"},
+        "plan": p.as_summary(),
         "warm_up": warm_up,
         "steps": rows,
         "overall": overall,

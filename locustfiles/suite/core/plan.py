@@ -150,6 +150,10 @@ class Plan:
             "steps": [s.as_dict() for s in self.steps],
         }
 
+    def as_summary(self) -> dict:
+        """summary.json's "plan": as_dict but the profile, which is the summary's own."""
+        return {key: value for key, value in self.as_dict().items() if key != "profile"}
+
     @classmethod
     def from_dict(cls, data: dict) -> "Plan":
         """The plan ``as_dict`` gave (what the master sends its workers with the run's start)."""

@@ -69,7 +69,7 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
         "finished": _moment(recorded.finished),
         "seconds": round(recorded.finished - recorded.begun, 1),
         "config": {**read.config, "locust_workers": read.load["locust_workers"]},
-        "plan": {key: value for key, value in plan.as_dict().items() if key != "profile"},  # said above
+        "plan": plan.as_summary(),
         "warm_up": warm_up,
         "steps": ran,
         "overall": overall,
