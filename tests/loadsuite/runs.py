@@ -51,8 +51,9 @@ def under_way(folder: Path) -> bool:
         return False
 
 
-def wait_for(condition, seconds: float = 120) -> None:
+def wait_for(condition, seconds: float = 120, explain=None) -> None:
+    """Until ``condition()`` holds; after ``seconds`` fail, with what ``explain()`` says."""
     deadline = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < deadline, f"not within {seconds} s"
+        assert time.monotonic() < deadline, f"not within {seconds} s" + (f": {explain()}" if explain else "")
         time.sleep(0.5)

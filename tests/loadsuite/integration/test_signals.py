@@ -185,6 +185,20 @@ class MakeRun:
             found.update(with_children(name, int(self.pid_file(name).read_text().split()[0])))
         return found
 
+    def state(self) -> str:
+        """What a stop that did not come looked like: make's and run.sh's state, the signals
+        each blocks, ignores and catches (/proc's masks), where each sleeps, and make's output."""
+        lines = []
+        for name, pid in (("make", self.make.pid), ("scripts/run.sh", self.started["scripts/run.sh"].pid)):
+            try:
+                status = Path(f"/proc/{pid}/status").read_text().splitlines()
+                masks = [line for line in status if line.startswith(("State", "SigBlk", "SigIgn", "SigCgt"))]
+                wchan = Path(f"/proc/{pid}/wchan").read_text()
+                lines.append(f"{name} {pid}: {'; '.join(masks)}; sleeping in {wchan or '-'}")
+            except OSError:
+                lines.append(f"{name} {pid}: gone")
+        return "\n".join([*lines, "output:", self.output()[-3000:]])
+
     def up(self) -> bool:
         assert self.make.poll() is None, self.output()[-3000:]
         if "Press Ctrl-C to stop." not in self.output() or not self.pid_file("locust").exists():
@@ -292,7 +306,7 @@ def test_make_run_stops_everything_it_started_whatever_the_signal(make_runs):
     # The same signal again once the stop is under way (a supervisor repeats it, a user presses
     # Ctrl-C twice): it must not cut the stop short.
     for case, run in make_runs.items():
-        wait_for(lambda run=run: "run: stopping what this command started" in run.output(), 60)
+        wait_for(lambda run=run: "run: stopping what this command started" in run.output(), 60, run.state)
         send(run.make, case)
     for run in make_runs.values():
         run.make.wait(180)
