@@ -3,16 +3,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# The load profiles' targets (the catalogue's, locustfiles/suite/core/catalogue.py) and the
-# settings they pass to the suite (docs/configuration.md, "Load runs": SIZES in
-# common/environment/load.py), read once from where they are defined: a profile or a setting
-# added there needs nothing here. The system python3, as `make help`: no virtualenv needed.
-MAKE_LISTS := $(shell cd "$(CURDIR)" && python3 -m locustfiles.suite.core.help --make)
-PROFILES := $(patsubst profile:%,%,$(filter profile:%,$(MAKE_LISTS)))
-LOAD_SETTINGS := $(patsubst setting:%,%,$(filter setting:%,$(MAKE_LISTS)))
-ifeq ($(strip $(PROFILES)),)
-$(error could not read the load profiles: python3 -m locustfiles.suite.core.help --make failed)
-endif
+# The load profiles' targets (PROFILES, the catalogue's: locustfiles/suite/core/catalogue.py)
+# and the settings they pass to the suite (LOAD_SETTINGS: docs/configuration.md, "Load runs"),
+# written from where they are defined into make/load-runs.mk (`make lint` checks it): a
+# profile or a setting added there needs nothing here, and a fresh machine without python3
+# reads them too.
+include make/load-runs.mk
 export $(LOAD_SETTINGS)
 
 .PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
@@ -23,7 +19,8 @@ export $(LOAD_SETTINGS)
 # with the nearest name, before any target runs: ignored, the run would take the default.
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 ifneq ($(strip $(GIVEN)),)
-ifneq ($(shell cd "$(CURDIR)" && python3 -m common.environment --refuse-unknown $(GIVEN) || echo refused),)
+# (A fresh machine has no python3 before make's first target bootstraps it: no check there.)
+ifneq ($(shell cd "$(CURDIR)" && { ! command -v python3 >/dev/null || python3 -m common.environment --refuse-unknown $(GIVEN); } || echo refused),)
 $(error nothing was run)
 endif
 endif
@@ -31,7 +28,7 @@ endif
 # Every description starts in one column, after the longest name (edx2015-original); the
 # profiles' and the variables' lines use the same (tests/unit/test_makefile.py).
 help:  ## list the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Load runs (sizes as make variables, defaults in parentheses; see docs/load-runs.md):"
 	@python3 -m locustfiles.suite.core.help
 	@echo "Their variables (docs/configuration.md, from the table of common/environment):"

@@ -11,3 +11,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The types of common/ and the load suite ([tool.mypy]; its cache under var/ keeps this quick).
 .venv/bin/mypy
 .venv/bin/python -m locustfiles.suite.tools.summary_schema --check
+# make/load-runs.mk: the Makefile's profile targets and exports, as the catalogue gives them.
+.venv/bin/python -m locustfiles.suite.core.help --check

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 from pathlib import Path
@@ -180,7 +181,6 @@ def test_every_variable_the_makefile_reads_is_a_setting_make_accepts():
         "CURDIR",
         # The Makefile's own, made from the command line and the catalogue (refused if given).
         "GIVEN",
-        "MAKE_LISTS",
         "PROFILES",
         "LOAD_SETTINGS",
     }
@@ -239,3 +239,17 @@ def test_make_run_refuses_a_taken_locust_port_before_starting_anything(tmp_path)
     assert done.returncode != 0
     assert f"port {port} is taken by another program; set LOCUST_PORT to a free port" in done.stderr
     assert not (tmp_path / "var").exists()  # no MariaDB, no pid file, no log
+
+
+def test_make_reads_itself_on_a_machine_without_python3(tmp_path):
+    """A fresh Debian minbase has no python3 until the first target's bootstrap installs it
+    (make fresh-test found the Makefile asking python3 for its profiles as it read itself)."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("make", "bash"):
+        (bare / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": str(bare), "HOME": str(tmp_path)}
+    for target in (["up"], ["smoke", "USERS=2"], ["rpm"]):
+        done = subprocess.run(["make", "-n", *target], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (target, done.stderr)
+        assert "scripts/" in done.stdout and "python3" not in done.stderr, (target, done.stderr)

@@ -5,13 +5,14 @@ the virtualenv exists.
 
     python3 -m locustfiles.suite.core.help            the profiles, with their defaults
     python3 -m locustfiles.suite.core.help --bounds   each setting's kind, unit and bounds
-    python3 -m locustfiles.suite.core.help --make     the Makefile's lists: its profile targets
-                                                      and the settings it passes to the runs
+    python3 -m locustfiles.suite.core.help --write    make/load-runs.mk, the Makefile's lists
+                                                      (--check: exit 1 if it is stale)
 """
 
 import re
 import sys
 import textwrap
+from pathlib import Path
 
 from common.environment.load import SIZES
 from locustfiles.suite.core.catalogue import RUNNABLE, get
@@ -54,15 +55,30 @@ def bounds_lines() -> list[str]:
     return lines
 
 
+# The Makefile's lists, written from the catalogue and the table into a file it includes: a
+# fresh machine has no python3 until make's first target has bootstrapped it, so the Makefile
+# cannot ask for them as it reads itself. `make lint` checks the file is what they give.
+MAKE_FILE = Path(__file__).resolve().parents[3] / "make" / "load-runs.mk"
+
+
 def make_lists() -> str:
-    """One word per profile target (profile:NAME) and per setting the targets export
-    (setting:NAME), which the Makefile sorts apart with $(filter): read once per make."""
-    return " ".join([*(f"profile:{name}" for name in RUNNABLE), *(f"setting:{name}" for name in SIZES)])
+    """make/load-runs.mk: the profiles' targets and the settings the targets pass to the runs."""
+    return (
+        "# Written by `python3 -m locustfiles.suite.core.help --write` from the catalogue of profiles\n"
+        "# (locustfiles/suite/core/catalogue.py) and the load runs' settings (common/environment/load.py);\n"
+        "# `make lint` fails when it is stale. Never edited by hand.\n"
+        f"PROFILES := {' '.join(RUNNABLE)}\n"
+        f"LOAD_SETTINGS := {' '.join(SIZES)}\n"
+    )
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["--make"]:
-        print(make_lists())
+    if argv == ["--write"]:
+        MAKE_FILE.write_text(make_lists())
+    elif argv == ["--check"]:
+        if MAKE_FILE.read_text() != make_lists():
+            print(f"{MAKE_FILE}: stale; run python3 -m locustfiles.suite.core.help --write", file=sys.stderr)
+            return 1
     else:
         print("\n".join(bounds_lines() if argv == ["--bounds"] else profile_lines()))
     return 0
