@@ -3,8 +3,8 @@
 A size's default belongs to its profile (ramp's USERS are not smoke's): the catalogue of
 profiles (locustfiles/suite/core/catalogue.py) holds it and ``make help`` prints it; the table
 holds the name, its kind and its meaning. The make targets pass these to the suite
-(the Makefile exports this section's SIZES, which it reads through
-locustfiles/suite/core/help.py --make).
+(the Makefile exports this section's SIZES from make/load-runs.mk, which
+locustfiles/suite/core/help.py --write makes).
 """
 
 from common.environment.model import Section, Variable
