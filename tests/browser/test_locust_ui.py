@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     start,
     status,
 )
+from tests.support.summaries import reported_runs
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +57,7 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
     stack, locust_ui, page, screenshot, swarms
 ):
     before = last_order_id(stack)
-    reports_before = reports(stack)
+    reports_before = reported_runs(stack["VAR_DIR"])
     page.goto(locust_ui.url)
     page.locator("input[name=userCount]").fill(str(USERS))
     page.locator("input[name=spawnRate]").fill(str(SPAWN_RATE))
@@ -88,7 +89,7 @@ def test_a_swarm_started_from_the_form_counts_purchases_until_stopped(
 
     # The run's report says what ran: a manual run of 2 users, from the web UI, with its verdict.
     # The suite writes it after the stop (audit, plots): waited for as a report of this run's.
-    poll(lambda: reports(stack) - reports_before, bool, 60, "this run's report")
+    poll(lambda: reported_runs(stack["VAR_DIR"]) - reports_before, bool, 60, "this run's report")
     page.goto(locust_ui.url + "/suite/report")
     expect(page.get_by_role("heading", level=1)).to_contain_text("manual")
     expect(page.locator("body")).to_contain_text("verdict: PASS")
@@ -215,12 +216,6 @@ def test_the_form_shows_the_picked_profiles_fields_named_as_written_with_whole_h
     page.get_by_text("Custom parameters").click()
     expect(page.locator("select[name=PROFILE]")).to_have_value("edx2015")
     expect(page.locator("input[name=RPM]")).to_be_hidden()
-
-
-def reports(stack: dict) -> set[str]:
-    """The run folders of the stack with a report: the session's tests share them, and
-    /suite/report is the newest of them, whichever test made it."""
-    return {path.parent.name for path in (Path(stack["VAR_DIR"]) / "runs").glob("*/report.html")}
 
 
 def newest_run(stack: dict, profile: str) -> Path | None:

@@ -30,7 +30,7 @@ from locustfiles.suite.verdict import audit
 from tests.loadsuite.conftest import DATABASES
 from tests.loadsuite.runs import ROOT, assert_nothing_lost, run
 from tests.support.stack import LocustWebUI
-from tests.support.summaries import read_summary
+from tests.support.summaries import read_summary, reported_runs
 
 pytestmark = pytest.mark.slow
 
@@ -427,13 +427,13 @@ def test_the_web_ui_runs_a_profile_and_serves_its_report(stack_env):
         # /suite/report is the machine's newest run with a report: the session's earlier runs
         # share this folder, so the wait is for a report of a run this test started.
         runs_dir = run_folders.runs(env["VAR_DIR"])
-        before = {path.parent.name for path in runs_dir.glob("*/report.html")}
+        before = reported_runs(env["VAR_DIR"])
         form = b"user_count=1&spawn_rate=1&host=" + env["LMS_URL"].encode()
         started = urllib.request.urlopen(urllib.request.Request(ui + "/swarm", data=form), timeout=10)
         assert json.loads(started.read())["success"]
 
         def new_reports():
-            return {path.parent.name for path in runs_dir.glob("*/report.html")} - before
+            return reported_runs(env["VAR_DIR"]) - before
 
         assert wait_until(new_reports, 60), "no report after the shape ended"
         (ours,) = new_reports()
