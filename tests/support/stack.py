@@ -121,6 +121,19 @@ class LocustWebUI:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
 
+    def state(self) -> str:
+        """Where Locust's process is now (py-spy's dump of its stack: the greenlet running, or
+        the hub waiting), then the end of its log: for a test's failure message."""
+        spy = Path(sys.executable).parent / "py-spy"
+        try:
+            dump = subprocess.run(
+                [str(spy), "dump", "--pid", str(self.process.pid)], capture_output=True, text=True, timeout=30
+            )
+            where = dump.stdout + dump.stderr
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            where = f"(no stack: {exc})"
+        return f"{where}\n--- its log:\n{self.log()}"
+
     def stop(self, timeout: float = 30) -> None:
         """SIGTERM Locust's process group by its PID, then SIGKILL it."""
         if self.process.poll() is not None:

@@ -459,8 +459,14 @@ def test_a_web_ui_run_is_reported_as_what_ran(stack_env):
     ui.wait_ready()
 
     def post(path, data=b""):
-        with urllib.request.urlopen(urllib.request.Request(ui.url + path, data=data), timeout=10) as answer:
-            return json.loads(answer.read() or b"{}")
+        # /stop answers once the run's report is written (Locust fires test_stop inside it): on a
+        # busy machine that took more than 10 s once, whose cause the failure now shows.
+        request = urllib.request.Request(ui.url + path, data=data)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return json.loads(answer.read() or b"{}")
+        except TimeoutError as exc:
+            raise AssertionError(f"{path} had no answer in 60 s; Locust:\n{ui.state()}") from exc
 
     def locust_stats() -> dict:
         """Locust's /stats/requests: computed afresh at most every 2 s (it caches the answer)."""

@@ -133,14 +133,15 @@ def command_line(process: psutil.Process) -> str:
 
 def start_make(target: str, env: dict, log: Path) -> subprocess.Popen:
     """``make TARGET`` as a shell in a terminal starts it, leader of its own process group,
-    with INT and QUIT at their defaults. A test run started in the background of a shell
-    without job control (a loop, `make fresh-test &`, some CI runners) ignores both, and make
-    and run.sh would inherit that: a signal ignored when bash starts cannot be trapped, so INT
-    to the group stopped nothing and the test waited in vain (twice, until run.sh's signal
-    masks were printed: SigIgn 0x180000006)."""
+    with every signal at its default. A test run started in the background of a shell without
+    job control (a loop, `make fresh-test &`, some CI runners) ignores INT and QUIT, one started
+    under nohup ignores HUP, and make and run.sh would inherit that: a signal ignored when bash
+    starts cannot be trapped, so the signal to the group stopped nothing and the test waited in
+    vain (INT twice, until run.sh's signal masks were printed: SigIgn 0x180000006; HUP once,
+    under a loop started with nohup: SigIgn 0x1)."""
     with open(log, "wb") as output:
         return subprocess.Popen(
-            ["env", "--default-signal=INT,QUIT", "make", "--no-print-directory", target],
+            ["env", "--default-signal", "make", "--no-print-directory", target],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
