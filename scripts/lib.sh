@@ -106,17 +106,6 @@ await_stop() {
   say "$name: stopped (pid $pid)"
 }
 
-# sql_string VALUE: VALUE as a single-quoted SQL string literal (quotes and backslashes escaped).
-sql_string() {
-  local value=${1//\\/\\\\}
-  printf "'%s'" "${value//\'/\'\'}"
-}
-
-# require_identifier NAME VALUE: VALUE must be a plain SQL identifier (letters, digits, _).
-require_identifier() {
-  [[ $2 =~ ^[A-Za-z0-9_]+$ ]] || die "$1 must contain only letters, digits and _ (got '$2')"
-}
-
 # port_in_use PORT: true when something listens on 127.0.0.1:PORT.
 port_in_use() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null

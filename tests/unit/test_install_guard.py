@@ -93,7 +93,7 @@ def test_the_scan_sees_the_programs_a_fresh_machine_lacked():
     assert "tests/unit/test_hostreadings.py" in found["supervisord"]
     assert "tests/unit/test_deployment_balancer.py" in found["haproxy"]
     assert "scripts/stack.sh" in found["ps"]  # inside <(...)
-    assert "scripts/mysql.sh" in found["mariadbd"]
+    assert "stack/mysql.py" in found["mariadbd"]  # looked for with shutil.which before it starts
     assert "Makefile" in found["awk"]
 
 

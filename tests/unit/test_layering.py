@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("common", "ecommerce", "lms_stub", "locustfiles", "settings")
+PACKAGES = ("common", "ecommerce", "lms_stub", "locustfiles", "settings", "stack")
 LAYERS = "the load suite's layers import one way, from core up to run"
 
 
@@ -58,6 +58,16 @@ def test_the_tree_as_it_is_keeps_every_contract(tree):
             "common/probe.py",
             "import lms_stub.http",
             "common imports neither service, nor the load suite, nor the settings",
+        ),
+        (
+            "common/probe.py",
+            "from stack import mysql",
+            "common imports neither service, nor the load suite, nor the settings",
+        ),
+        (
+            "stack/probe.py",
+            "import settings.effective",
+            "the stack imports neither service, nor the load suite, nor the settings",
         ),
         (
             "ecommerce/probe.py",
