@@ -27,7 +27,6 @@ _environment=$(cd "$ROOT" && python3 -m common.environment --shell) || die "pyth
 eval "$_environment"
 unset _environment
 
-MYSQL_SOCKET=$MYSQL_DIR/mysqld.sock
 LOG_DIR=$VAR_DIR/log
 RUN_DIR=$VAR_DIR/run
 

@@ -1,9 +1,11 @@
-"""The stack on this machine. ``mysql``: the private MariaDB (its datadir, configuration and
-accounts by job, the SQL of which is ``accounts``'s), started, stopped and reported on from its
-pid file (``processes``). scripts/mysql.sh only calls it:
+"""The stack on this machine: the private MariaDB (``mysql``: its datadir, configuration, accounts)
+and the services under gunicorn with the purchase-counter rollup (``services``), started, stopped
+and reported on from their pid files (``processes``). `make up/down/status/run`, the tests and the
+load suite reach it through scripts/stack.sh and scripts/mysql.sh, which only call it:
 
+    python3 -P -m stack up|down|stop|restart|status|settings|urls|staff-password|staff-jwt-secret
     python3 -P -m stack.mysql up|down|status|shell|reset
 
 Standard library and common.environment only: the system python3 runs it, before
-scripts/bootstrap.sh has made the virtualenv.
+scripts/bootstrap.sh has made the virtualenv (docs/decisions/0088-the-stack-is-a-python-package.md).
 """

@@ -92,7 +92,7 @@ def test_the_scan_sees_the_programs_a_fresh_machine_lacked():
     found = started()
     assert "tests/unit/test_hostreadings.py" in found["supervisord"]
     assert "tests/unit/test_deployment_balancer.py" in found["haproxy"]
-    assert "scripts/stack.sh" in found["ps"]  # inside <(...)
+    assert "stack/locusts.py" in found["ps"]
     assert "stack/mysql.py" in found["mariadbd"]  # looked for with shutil.which before it starts
     assert "Makefile" in found["awk"]
 

@@ -196,9 +196,14 @@ def test_the_stack_imports_the_standard_library_and_the_environments_table_only(
 
 
 def test_the_stack_runs_without_the_virtualenv():
-    """Without site-packages (-S) and from no folder but the checkout: on a machine that has no
-    virtualenv yet."""
+    """Without site-packages (-S) and from no folder but the checkout: `make status` and `make
+    down` on a machine that has no virtualenv yet."""
     clean = {**os.environ, "PYTHONPATH": str(ROOT), "VAR_DIR": "/nonexistent/var"}
+    urls = subprocess.run(
+        [sys.executable, "-S", "-P", "-m", "stack", "urls"], env=clean, capture_output=True, text=True
+    )
+    assert urls.returncode == 0, urls.stderr
+    assert urls.stdout.startswith("  LMS (lms_stub)")
     status = subprocess.run(
         [sys.executable, "-S", "-P", "-m", "stack.mysql", "status"], env=clean, capture_output=True, text=True
     )
