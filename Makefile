@@ -35,6 +35,8 @@ help:  ## list the targets
 	@python3 -m common.environment --help-lines
 	@echo "What each takes (a value outside it is refused before anything starts):"
 	@python3 -m locustfiles.suite.core.help --bounds
+	@echo "The stack's own settings (ports, workers, ORDER_COUNTER, the database...) are in"
+	@echo "docs/configuration.md; any of them is given the same way: make run LOCUST_PORT=8090"
 
 bootstrap:  ## install system packages and the virtualenv (.venv)
 	@scripts/bootstrap.sh

@@ -253,3 +253,11 @@ def test_make_reads_itself_on_a_machine_without_python3(tmp_path):
         done = subprocess.run(["make", "-n", *target], cwd=ROOT, env=env, capture_output=True, text=True)
         assert done.returncode == 0, (target, done.stderr)
         assert "scripts/" in done.stdout and "python3" not in done.stderr, (target, done.stderr)
+
+
+def test_make_help_says_where_the_stacks_own_settings_are():
+    # README's comparison runs set ORDER_COUNTER on make's command line; `make help`, which lists
+    # only the load runs' variables, once left a newcomer no trace of it.
+    text = "\n".join(help_lines())
+    assert "ORDER_COUNTER" in text and "docs/configuration.md" in text
+    assert (ROOT / "docs" / "configuration.md").read_text().count("`ORDER_COUNTER`") >= 1
