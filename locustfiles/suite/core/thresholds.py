@@ -9,6 +9,7 @@ judged (no data) fails.
 
 import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -42,9 +43,10 @@ class Threshold:
     def __str__(self) -> str:
         return f"{self.metric}{self.op}{self.limit:g}"
 
-    def check(self, row: dict) -> tuple[bool, float | None]:
+    def check(self, row: Mapping[str, object]) -> tuple[bool, float | None]:
+        """On a results row (core/summary.py's Row) or a part of one (its accepted percentiles)."""
         value = row.get(FIELDS.get(self.metric, self.metric))
-        if value is None:
+        if not isinstance(value, int | float):  # None: not measured
             return False, None
         return OPERATORS[self.op](value, self.limit), value
 
@@ -62,7 +64,7 @@ def parse(text: str) -> list[Threshold]:
     return thresholds
 
 
-def judge(thresholds: list[Threshold], row: dict) -> dict:
+def judge(thresholds: list[Threshold], row: Mapping[str, object]) -> dict:
     """{"passed": bool, "checks": [{"threshold", "value", "ok"}]} for one row of results."""
     checks = []
     for threshold in thresholds:

@@ -44,8 +44,9 @@ class RunContext(Protocol):
     def step_of_second(self, second: int) -> int | None: ...
 
 
-class Behaviour:
-    """By default a profile does nothing beside the load and is judged on the whole run."""
+class Behaviour(catalogue.Profile):
+    """A catalogue entry as the keeping process runs it. By default a profile does nothing
+    beside the load and is judged on the whole run."""
 
     thresholds_at: ThresholdsAt = THRESHOLDS_AT_RUN  # where judge()'s threshold checks were judged
 
