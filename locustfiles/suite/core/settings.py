@@ -160,6 +160,13 @@ class RunSettings:
     def text(self, name: str, fallback: str = "") -> str:
         return self.given.get(name, fallback)
 
+    def whole(self, name: str) -> int | None:
+        """An "int" setting's value; None when it has none."""
+        value = self.values.get(name)
+        if value is not None and not isinstance(value, int):
+            raise TypeError(f"{name} is not a whole-number setting")
+        return value
+
     def record(self) -> dict:
         """summary.json's ``settings``: as given, and as the run resolved them."""
         return {"given": dict(self.given), "resolved": dict(self.values)}

@@ -332,4 +332,5 @@ class Recorder:
     def _step(self, second: int) -> int | None:
         if self.t0 is None:
             return None
+        assert self.plan is not None, "only the keeping process folds, and its recorder has the plan"
         return self.plan.step_index(second - self.t0)

@@ -116,7 +116,7 @@ def checked(profile: str, env: dict) -> tuple[int | None, int]:
     thresholds.parse(given("THRESHOLDS", env) or "")
     learner_settings.load_settings(env, open_model=catalogue.get(profile).open_model)
     parse_hosts(get("READINGS_HOSTS", env))
-    return checked.values.get("PRELOAD"), checked.values.get("WORKERS", 0)
+    return checked.whole("PRELOAD"), checked.whole("WORKERS") or 0
 
 
 def preload_up_to(total: int, running: dict, env: dict) -> None:

@@ -21,7 +21,7 @@ from common.environment import get, given
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
 from locustfiles.suite.core.names import PROGRESS_FILE
-from locustfiles.suite.core.plan import Step
+from locustfiles.suite.core.plan import Plan, Step
 from locustfiles.suite.figures import results
 from locustfiles.suite.record import balancer, provenance
 from locustfiles.suite.record.hosts import parse_hosts
@@ -44,6 +44,7 @@ class KeptRun(LoadRun):
     process_name: str  # this process, among the Locust processes whose CPU is read
     report_delay: float  # seconds after a step's end until its last requests are recorded here
     last_reports: float  # seconds after the test stopped until the users' last records are here
+    plan: Plan  # take() sets it before anything reads it: only a worker waits for its plan
 
     def __init__(self, environment, profile: str, env, learners=None):
         super().__init__(environment, profile, env)
@@ -111,6 +112,7 @@ class KeptRun(LoadRun):
 
     def _write_answered(self, numbers: list[str]) -> None:
         if numbers:
+            assert self.run_dir is not None, "the users answer only while a test runs, in its folder"
             with open(self.run_dir / audit.ANSWERED_FILE, "a") as handle:
                 handle.write("\n".join(numbers) + "\n")
             self.answered_count += len(numbers)
@@ -197,6 +199,7 @@ class KeptRun(LoadRun):
         read this process's plan)."""
 
     def step_of_second(self, second: int) -> int | None:
+        assert self.t0 is not None, "profiles ask only while a test runs"
         return self.plan.step_index(second - self.t0)
 
     # --- the end ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ class LocalRun(KeptRun):
 
     def begin_side(self) -> None:
         self.workers, self.expected_workers = 1, None
+        assert self.t0 is not None, "on_test_start sets the run's start before its side begins"
         self.clock = ArrivalClock(self.plan, self.t0, 0, 1)
 
     def side_tasks(self) -> list:

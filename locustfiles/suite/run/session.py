@@ -18,6 +18,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import TextIO
 
 import gevent
 import psutil
@@ -49,7 +50,7 @@ class LoadRun:
         self.t0: float | None = None
         self.workers = 1
         self.stopping = False
-        self.request_log = None
+        self.request_log: TextIO | None = None  # REQUEST_LOG's requests-<pid>.csv
 
     # --- wiring -----------------------------------------------------------------------------
 

@@ -136,3 +136,12 @@ def test_make_help_says_what_each_setting_takes_and_which_profiles_take_several(
     assert lines["RPM"].endswith("purchases a minute from 1 to 60000 (capacity: up to 100 of them)")
     assert "(smoke, ramp: up to 100 of them)" in lines["USERS"]
     assert lines["DURATION"].endswith("a whole number of seconds from 1 to 604800")
+
+
+def test_a_whole_number_setting_is_read_as_an_int_or_none_and_no_other_kind_is():
+    checked = catalogue.get("soak").run_settings({"PRELOAD": "4000", "WORKERS": "3"})
+    assert checked.whole("PRELOAD") == 4000
+    assert checked.whole("WORKERS") == 3
+    assert catalogue.get("soak").run_settings({}).whole("PRELOAD") is None
+    with pytest.raises(TypeError, match="^THRESHOLDS is not a whole-number setting$"):
+        checked.whole("THRESHOLDS")
