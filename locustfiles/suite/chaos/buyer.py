@@ -47,10 +47,8 @@ class Buyer:
         statuses: dict[str, int] = {}
         for status, _ in answers:
             statuses[str(status)] = statuses.get(str(status), 0) + 1
-        numbers = sorted(
-            {(body.get("order") or {}).get("number") for status, body in answers if 200 <= status < 300}
-            - {None}
-        )
+        placed = {(body.get("order") or {}).get("number") for status, body in answers if 200 <= status < 300}
+        numbers = sorted(number for number in placed if number is not None)
         codes = sorted({body.get("error") for status, body in answers if status >= 400} - {None})
         return {
             "learner": learner,

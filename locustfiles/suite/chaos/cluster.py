@@ -133,7 +133,7 @@ class Watch(threading.Thread):
         return None
 
 
-class HeldFault(Fault):
+class HeldFault(Fault[Hosts]):
     """A fault of one host (``victim``): caused, held ``seconds`` from its start, then undone."""
 
     victim = ""
@@ -180,7 +180,7 @@ class LinkDown(HostFault):
         hosts.set_link(self.victim, up=True)
 
 
-class RollingDeploy(Fault):
+class RollingDeploy(Fault[Hosts]):
     """A new release across the pair, one host drained at a time (ecommerce.yml, serial: 1)."""
 
     name = "rolling_deploy"
@@ -213,7 +213,7 @@ class HostRestarted(HeldFault):
         hosts.supervisord(self.victim, running=True)
 
 
-class BalancerRestarted(Fault):
+class BalancerRestarted(Fault[Hosts]):
     """lb-1's HAProxy restarted by its supervisord (supervisorctl restart, as after an upgrade):
     a soft stop (SIGUSR1: listeners closed, requests in flight finished), then a new master."""
 
@@ -232,7 +232,7 @@ class BalancerRestarted(Fault):
         hosts.programs(self.victim, "start", self.programs)
 
 
-CLUSTER_FAULTS: dict[str, Fault] = {
+CLUSTER_FAULTS: dict[str, Fault[Hosts]] = {
     f.name: f for f in (ServicesStopped(), LinkDown(), RollingDeploy(), HostRestarted(), BalancerRestarted())
 }
 

@@ -9,6 +9,7 @@ docstring.
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 
 from locustfiles.suite.chaos.cluster import CLUSTER_FAULTS, HostFault, Played, Request, RollingDeploy
 from locustfiles.suite.core import blocks
@@ -192,7 +193,7 @@ COLUMNS = (
 )
 
 
-def markdown(rows: list[dict], notes: list[str] = ()) -> str:
+def markdown(rows: list[dict], notes: Sequence[str] = ()) -> str:
     """The table as Markdown, a table block of the report model (core/blocks.py), with
     ``notes`` listed under it."""
 

@@ -11,7 +11,7 @@ import signal
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import gevent
 
@@ -26,32 +26,34 @@ from locustfiles.suite.chaos.timing import TIMEOUT_SLACK, fulfilment_timeout, sl
 from locustfiles.suite.verdict import audit, facts
 
 Check = tuple[str, bool, object]  # (what must hold, whether it did, what was seen)
+# What a fault acts on: the chaos profile's Stack here, cluster.py's Hosts there.
+Target = TypeVar("Target")
 
 
-class Fault:
+class Fault(Generic[Target]):
     name = ""
     title = ""
 
-    def inject(self, stack: Stack, event: Event, seconds: float) -> None:
+    def inject(self, stack: Target, event: Event, seconds: float) -> None:
         """Cause the fault for `seconds`, then end it; note its start, end and what it saw."""
         raise NotImplementedError
 
-    def undo(self, stack: Stack) -> None:
+    def undo(self, stack: Target) -> None:
         """End the fault if it still lasts (a failed injection, a run stopped early)."""
 
     def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         return []
 
 
-FAULTS: dict[str, Fault] = {}
+FAULTS: dict[str, Fault[Stack]] = {}
 
 
-def register(cls: type[Fault]) -> type[Fault]:
+def register(cls: type[Fault[Stack]]) -> type[Fault[Stack]]:
     FAULTS[cls.name] = cls()
     return cls
 
 
-class LmsFault(Fault):
+class LmsFault(Fault[Stack]):
     """A fault of lms_stub's enrollment API, set through its fault settings. Orders placed
     meanwhile must be answered 202 (placed, enrollment to be retried) and nothing may fail;
     the check names say which orders and which other requests (``orders``, ``others``,
@@ -118,7 +120,7 @@ class LmsSlow(LmsFault):
 
 
 @register
-class DbRestart(Fault):
+class DbRestart(Fault[Stack]):
     name = "db_restart"
     title = "MariaDB restarted"
 
@@ -141,7 +143,7 @@ class DbRestart(Fault):
         return [
             ("requests that failed got a 503", only_503, seen),
             ("recovered by itself within the step", recovery is not None, recovery),
-            ("the counter rollup loop kept running", event.detail.get("rollup_alive"), event.detail),
+            ("the counter rollup loop kept running", bool(event.detail.get("rollup_alive")), event.detail),
         ]
 
 
@@ -179,14 +181,14 @@ class WorkerKill(LmsFault):
     def checks(self, row: Mapping[str, Any], event: Event, recovery: float | None) -> list[Check]:
         only_502_503, seen = failures_other_than(row, {"502", "503"})
         return [
-            ("the worker was replaced", event.detail.get("replaced"), event.detail),
+            ("the worker was replaced", bool(event.detail.get("replaced")), event.detail),
             ("requests that failed got a JSON 502/503", only_502_503, seen),
             ("recovered within the step", recovery is not None, recovery),
         ]
 
 
 @register
-class Duplicates(Fault):
+class Duplicates(Fault[Stack]):
     """One learner sends SAME_KEY_REQUESTS purchases with one Idempotency-Key at once, another
     sends the same purchase twice without a key."""
 
@@ -231,7 +233,7 @@ class Duplicates(Fault):
         ]
 
 
-class PaymentFault(Fault):
+class PaymentFault(Fault[Stack]):
     """A fault of the payment processor's notifications, played here as the processor plays them:
     paid checkouts straight at ecommerce, notifications signed with the stack's processor secret
     and posted to its notify URL. Each case is a learner of its own; after it the learners'

@@ -12,7 +12,7 @@ the cluster's fault table all render through these blocks.
 Standard library only: the chaos and tools layers, below or beside the report, render here too.
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 DASH = "–"  # a value that was not measured, in every rendering
@@ -94,7 +94,7 @@ def links(*pairs: tuple[str, str]) -> dict:
     return {"kind": "links", "links": [{"href": href, "text": content} for href, content in pairs]}
 
 
-def bullets(items: list[str]) -> dict:
+def bullets(items: Iterable[str]) -> dict:
     return {"kind": "list", "items": list(items)}
 
 
@@ -136,8 +136,9 @@ def markdown(block: dict) -> str:
     return f"{block['text']}\n\n"
 
 
-def markdown_document(title: str, blocks: list[dict]) -> str:
-    """A short Markdown page: the title, then the blocks; one newline at its end."""
+def markdown_document(title: str, blocks: Sequence[dict | None]) -> str:
+    """A short Markdown page: the title, then the blocks (a None is left out); one newline at
+    its end."""
     body = "".join(markdown(block) for block in blocks if block)
     return (f"# {title}\n\n" if title else "") + body.rstrip("\n") + "\n"
 
