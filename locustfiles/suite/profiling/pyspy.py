@@ -198,6 +198,7 @@ class Profiler:
         self.cpu_after = self._cpu()
         for recording in self.recordings.values():
             if recording.running:
+                assert recording.process is not None, "a running recording has its process"
                 recording.process.send_signal(signal.SIGINT)
 
     def wait(self, seconds: float = STOP_SECONDS) -> None:
@@ -236,6 +237,7 @@ class Profiler:
             }
         self.stop()
         self.wait()
+        assert self.stopped is not None, "stop() sets it once the recordings started"
         seconds = round(self.stopped - self.started, 1)
         groups = {group: self._group(group, rec, seconds) for group, rec in self.recordings.items()}
         reasons = {group: g["error"] for group, g in groups.items() if g.get("error")}
@@ -255,6 +257,7 @@ class Profiler:
         log = self.log_path(group).read_text(errors="replace") if self.log_path(group).exists() else ""
         stacks_file = self.stacks_path(group)
         if not stacks_file.exists():
+            assert recording.process is not None, "a recording without an error was started"
             last = [line for line in log.splitlines() if line.strip()][-1:] or ["no output"]
             return {"error": f"py-spy wrote no stacks (exit code {recording.process.returncode}): {last[0]}"}
         read = read_collapsed(stacks_file.read_text(errors="replace"))

@@ -29,7 +29,7 @@ class Unreadable(Exception):
     """The stats page did not answer, refused the user, or its CSV has no such backend."""
 
 
-def _int(value: str) -> int | None:
+def _int(value: str | None) -> int | None:
     return int(value) if value not in ("", None) else None
 
 
@@ -145,7 +145,9 @@ def summary(rows: list[dict]) -> dict | None:
     total = {name: sum(step["requests"].get(name, 0) for step in steps) for name in names}
     sent = sum(total.values())
     share = {name: round(100 * count / sent, 1) if sent else None for name, count in total.items()}
-    last = next((row["balancer"]["servers"] for row in reversed(read) if row["balancer"].get("servers")), {})
+    last: dict[str, dict] = next(
+        (row["balancer"]["servers"] for row in reversed(read) if row["balancer"].get("servers")), {}
+    )
     return {
         "servers": names,
         "steps": steps,

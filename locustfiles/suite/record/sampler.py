@@ -76,7 +76,10 @@ class ServerSampler:
     def snapshot(self) -> dict:
         if self.hosts:
             return self._remote_snapshot()
-        cpu, rss, workers, requests = {}, {}, {}, {}
+        cpu: dict[str, dict[int, float]] = {}  # CPU seconds by group and pid
+        rss: dict[str, int] = {}  # bytes by group
+        workers: dict[str, list[int]] = {}  # a gunicorn group's worker pids
+        requests: dict[str, dict[int, int | None]] = {}  # each worker's requests (None: unread)
         for group, processes in self.processes().items():
             cpu[group], rss[group] = {}, 0
             if GROUPS[group][1]:  # a gunicorn master's children: its workers

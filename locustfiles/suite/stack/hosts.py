@@ -8,8 +8,15 @@ machines.
 """
 
 import os
+from typing import TypedDict
 
-PROFILES = {
+
+class HostProfile(TypedDict):
+    vcpus: int
+    memory_gb: float
+
+
+PROFILES: dict[str, HostProfile] = {
     "m3.medium": {"vcpus": 1, "memory_gb": 3.75},
     "m3.xlarge": {"vcpus": 4, "memory_gb": 15},
 }

@@ -99,11 +99,13 @@ def buy_through_the_lms(audit: Audit, k: int) -> None:
     client = requests.Session()
     login = client.get(audit.stack.lms_url + paths.AUTO_AUTH, timeout=30)
     assert login.status_code == 201, login.text
+    csrf = client.cookies["csrftoken"]
+    assert csrf is not None, "the LMS's auto-auth sets its CSRF cookie"
     course = courses.course_id(1 + k % audit.courses)
     answer = client.post(
         audit.stack.lms_url + paths.COMMERCE_BASKETS,
         json={"course_id": course},
-        headers={"X-CSRFToken": client.cookies["csrftoken"], "Referer": audit.stack.lms_url + "/"},
+        headers={"X-CSRFToken": csrf, "Referer": audit.stack.lms_url + "/"},
         timeout=60,
     )
     assert answer.status_code == 201, answer.text

@@ -16,7 +16,6 @@ run).
 import argparse
 import json
 import os
-import sys
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -132,7 +131,7 @@ def preload(total: int, courses: int, batch: int, env=None) -> dict:
         + ("" if spacing == plan.SPACING_US else f", {60e6 / spacing:,.0f} a minute to end by now"),
         flush=True,
     )
-    args = ("--total", str(total), "--first", str(first), "--start", start.isoformat())
+    args: tuple[str, ...] = ("--total", str(total), "--first", str(first), "--start", start.isoformat())
     args += ("--spacing-us", str(spacing), "--courses", str(courses), "--batch", str(batch))
     progress = Progress(state, total)
     # The batches make temporary tables, which the services' own accounts may not: the owner's.
@@ -202,4 +201,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

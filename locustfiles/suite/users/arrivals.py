@@ -5,9 +5,10 @@ schedule in the request event's context, so the recorder measures the purchase's
 the arrival's due time too (core/plan.py's ArrivalSchedule)."""
 
 import time
+from typing import TYPE_CHECKING
 
 import gevent
-from locust import constant
+from locust import User, constant
 from locust.exception import StopUser
 
 from locustfiles.suite.core.plan import ArrivalSchedule
@@ -15,7 +16,13 @@ from locustfiles.suite.core.plan import ArrivalSchedule
 SCHEDULE = "schedule"  # the request context's key for the arrival's ArrivalSchedule
 
 
-class ArrivalsMixin:
+if TYPE_CHECKING:  # what it is mixed into (learners.py): a Locust user, whose context() it extends
+    _User = User
+else:  # at run time a plain mixin, so that Locust does not take it for a user class
+    _User = object
+
+
+class ArrivalsMixin(_User):
     """Mix into a user class that defines ``journey(arrival)`` (``arrival``: the arrival's
     index in the whole plan); its only task is ``arrive``."""
 

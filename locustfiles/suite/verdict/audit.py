@@ -244,11 +244,13 @@ def _accepted_payments(notifications: dict | None) -> dict:
     }
 
 
-def by_step(run_dir: Path, marks: dict[str, int], step_of) -> dict[int, dict]:
+def by_step(
+    run_dir: Path, marks: dict[str, int], step_of: Callable[[int], int | None]
+) -> dict[int, dict[str, int]]:
     """lost, duplicates, partial and unanswered orders per step; ``step_of(second)`` names the
     step of a Unix second (or None)."""
     found = facts.since(marks)
-    steps: dict[int, Counter] = defaultdict(Counter)
+    steps: dict[int | None, Counter[str]] = defaultdict(Counter)  # None: in no step, left out
     answered = list(read_answered(run_dir))
     answered_numbers = {number for number, _ in answered}
     for order in found.orders:
