@@ -14,15 +14,20 @@ Its own ceiling, and capacity's share of it, are kept beside it; where the machi
 there (FULL of its cores), that share is how close capacity came to what the machine did.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from locustfiles.suite.core import refusals
+from locustfiles.suite.core.summary import BrokenStep, Ceiling, StepRow
 from locustfiles.suite.core.text import label
 
 NEAR = 0.9  # capacity under this share of its ceiling: the machine had CPU to spare
 FULL = 0.9  # a step whose machine was this busy (of every core) had none to spare
 
 
-def step_ceiling(row: dict, cores: int | None) -> float | None:
-    """The step's ceiling in RPM; None when the machine's CPU was not read or nothing ran."""
+def step_ceiling(row: Mapping[str, Any], cores: int | None) -> float | None:
+    """The step's ceiling in RPM; None when the machine's CPU was not read or nothing ran. Of a
+    summary's step row, or of one being made (run/watch.py asks while the step runs)."""
     busy, seconds = row.get("machine_cpu_percent"), row.get("seconds")
     ran = (row.get("arrivals") or 0) - (row.get("missed") or 0)
     if not cores or not busy or not seconds or ran <= 0:
@@ -31,27 +36,30 @@ def step_ceiling(row: dict, cores: int | None) -> float | None:
 
 
 def capacity_ceiling(
-    rows: list[dict], capacity_rpm: float | None, cores: int | None, broke_step: int | None = None
-) -> dict | None:
+    rows: list[StepRow], capacity_rpm: float | None, cores: int | None, broke_step: int | None = None
+) -> Ceiling | None:
     """At the step that set capacity (the last that held): its ceiling, capacity ÷ ceiling,
     the machine's CPU, and what the step that broke above it (``broke_step``, an index) broke
     on; None without a capacity or a ceiling."""
+    if capacity_rpm is None or not cores:
+        return None
     setting = next((r for r in reversed(rows) if r.get("held") and r["target_rpm"] == capacity_rpm), None)
     ceiling = step_ceiling(setting, cores) if setting else None
-    if not ceiling:
+    busy = setting.get("machine_cpu_percent") if setting else None
+    if setting is None or not ceiling or not busy:  # a ceiling is known only where CPU was read
         return None
     broken = next((r for r in rows if r["index"] == broke_step), None)
     return {
         "step": label(setting),
         "ceiling_rpm": ceiling,
         "ratio": round(capacity_rpm / ceiling, 2),
-        "machine_cpu_percent": setting["machine_cpu_percent"],
+        "machine_cpu_percent": busy,
         "cores": cores,
         "next_step": _broken(broken, capacity_rpm, cores) if broken else None,
     }
 
 
-def _broken(row: dict, capacity_rpm: float, cores: int) -> dict:
+def _broken(row: StepRow, capacity_rpm: float, cores: int) -> BrokenStep:
     """What a broken step says of why: its refusals by kind (shed: a service past its limit),
     its p95 (waiting) and how busy the machine was; its own ceiling and capacity's share of it."""
     own = step_ceiling(row, cores)
@@ -67,12 +75,12 @@ def _broken(row: dict, capacity_rpm: float, cores: int) -> dict:
     }
 
 
-def dearer_when_full(found: dict) -> float | None:
+def dearer_when_full(found: Ceiling) -> float | None:
     """How much more CPU an arrival cost the machine at the step that broke above capacity than
     at capacity's own step (0.2: 20 % more), where that step kept the machine FULL of its cores;
     None where it did not, its ceiling is not known, or an arrival cost no more there."""
-    above = found.get("next_step") or {}
-    busy, own = above.get("machine_cpu_percent"), above.get("ceiling_rpm")
+    above = found.get("next_step")  # None: no step broke above capacity
+    busy, own = (above.get("machine_cpu_percent"), above.get("ceiling_rpm")) if above else (None, None)
     if busy is None or not own or busy < FULL * found["cores"] * 100:
         return None
     dearer = found["ceiling_rpm"] / own - 1

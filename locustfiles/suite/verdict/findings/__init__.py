@@ -11,7 +11,7 @@ is missing. Levels: "problem" (the run failed or its figures cannot be trusted),
 What a real change is (the noise floor) is verdict/noise.py's, shared with the comparisons.
 """
 
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import Finding, Summary
 from locustfiles.suite.verdict.findings.machine import (
     NEAR_FULL_CORE,
     busiest_process_findings,
@@ -33,6 +33,7 @@ from locustfiles.suite.verdict.findings.outcome import (
     verdict_findings,
     warm_up_findings,
 )
+from locustfiles.suite.verdict.findings.words import SoFar
 
 __all__ = [
     "LEVELS",
@@ -47,7 +48,7 @@ __all__ = [
 LEVELS = ("problem", "warning", "info")
 
 
-def findings(summary: Summary) -> list[dict]:
+def findings(summary: Summary) -> list[Finding]:
     """[{"level", "text"}], problems first."""
     found = [
         *verdict_findings(summary),
@@ -69,7 +70,7 @@ def findings(summary: Summary) -> list[dict]:
     return _ranked(found)
 
 
-def so_far(summary: Summary) -> list[dict]:
+def so_far(summary: SoFar) -> list[Finding]:
     """The findings a running run's rows already support (its steps that ended, and the run so
     far as "overall"): those read from the steps and the run's endpoints alone, problems first.
     The rest need what only the end has (the audit, the verdict, the readings of the run)."""
@@ -83,6 +84,6 @@ def so_far(summary: Summary) -> list[dict]:
     return _ranked(found)
 
 
-def _ranked(found: list[dict]) -> list[dict]:
+def _ranked(found: list[Finding]) -> list[Finding]:
     """Problems first, then warnings, then information; each level in the order found."""
     return sorted(found, key=lambda f: LEVELS.index(f["level"]))

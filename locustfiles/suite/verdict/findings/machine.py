@@ -2,18 +2,21 @@
 busiest process, a shared machine, CPU per purchase, statements without an index, percentiles
 on too few samples, missed arrivals, purchases sent later than their arrivals were due."""
 
-from locustfiles.suite.core.summary import Summary
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from locustfiles.suite.core.summary import Finding, LoadGenerator, Summary
 from locustfiles.suite.core.text import label, plural, shorten
 from locustfiles.suite.figures.cpu import machine_cores
-from locustfiles.suite.verdict.findings.words import finding, ms
+from locustfiles.suite.verdict.findings.words import SoFar, finding, ms
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 NEAR_FULL_CORE = 90.0  # % of one core at which a process (a Locust process, say) is saturated
 SHARED_MACHINE_PCT = 25.0  # % of the machine's CPU outside the stack and Locust worth a warning
 
 
-def load_generator(rows: list[dict]) -> dict:
-    """The busiest Locust process of the rows (a run's steps, or those read so far), and
+def load_generator(rows: Sequence[Mapping[str, Any]]) -> LoadGenerator:
+    """The busiest Locust process of the rows (a run's steps, or the live tab's so far), and
     whether it neared a full core (then the figures measure the load generator as much as the
     service): summary.json's ``load_generator``, and the web UI's live tab."""
     peak, process = 0.0, None
@@ -29,7 +32,7 @@ def load_generator(rows: list[dict]) -> dict:
     }
 
 
-def load_generator_findings(summary: Summary) -> list[dict]:
+def load_generator_findings(summary: Summary) -> list[Finding]:
     generator = summary.get("load_generator")
     peak = generator.get("peak_cpu_percent") if generator else None
     if not generator or peak is None:
@@ -53,7 +56,7 @@ def load_generator_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def busiest_process_findings(summary: Summary) -> list[dict]:
+def busiest_process_findings(summary: Summary) -> list[Finding]:
     """The busiest server process group and its share of a core; the host's cores if known."""
     peaks = [
         (cpu, group, row)
@@ -87,7 +90,7 @@ def busiest_process_findings(summary: Summary) -> list[dict]:
     return [finding(level, text + ".")]
 
 
-def shared_machine_findings(summary: Summary) -> list[dict]:
+def shared_machine_findings(summary: Summary) -> list[Finding]:
     """Whether something outside the stack and Locust took a real share of the machine's CPU
     (the kernel's own work for the traffic, a profiler, another job on the machine)."""
     cores = machine_cores(summary)
@@ -108,7 +111,7 @@ def shared_machine_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def cpu_findings(summary: Summary) -> list[dict]:
+def cpu_findings(summary: Summary) -> list[Finding]:
     """The run's CPU per purchase: the services' total and split, Locust's and the machine's."""
     figures = summary.get("cpu_ms_per_purchase")
     if not figures:
@@ -140,7 +143,7 @@ def cpu_findings(summary: Summary) -> list[dict]:
 SMALL_READ_ROWS = 100
 
 
-def index_findings(summary: Summary) -> list[dict]:
+def index_findings(summary: Summary) -> list[Finding]:
     sql = summary.get("sql")
     if not sql or "no_index" not in sql:
         return [
@@ -173,7 +176,7 @@ def index_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def thin_findings(summary: Summary) -> list[dict]:
+def thin_findings(summary: Summary | SoFar) -> list[Finding]:
     """Percentiles of the order endpoint resting on fewer than 5 samples above them."""
     rows = [r for r in summary.get("steps", []) if r.get("thin")]
     if not rows:
@@ -191,7 +194,7 @@ def thin_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def missed_findings(summary: Summary) -> list[dict]:
+def missed_findings(summary: Summary | SoFar) -> list[Finding]:
     overall = summary.get("overall") or {}
     missed, arrivals = overall.get("missed") or 0, overall.get("arrivals") or 0
     if not missed or not arrivals:
@@ -205,7 +208,7 @@ def missed_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def from_schedule_findings(summary: Summary) -> list[dict]:
+def from_schedule_findings(summary: Summary | SoFar) -> list[Finding]:
     """The steps whose purchases' p95 measured from their arrivals' due times exceeds their p95
     from when they were sent by more than the noise floor: the purchases waited for a free user
     or a busy Locust process before they were sent (coordinated omission)."""
@@ -229,7 +232,7 @@ def from_schedule_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def shed_machine_findings(summary: Summary) -> list[dict]:
+def shed_machine_findings(summary: Summary) -> list[Finding]:
     """Whether a shed request came in a second the machine had CPU to spare
     (figures/shed_seconds.py): the services refusing work the machine could still do."""
     found = summary.get("shed_by_machine")

@@ -2,16 +2,24 @@
 model, where p95 rose, what failed, and what the audit found."""
 
 from collections import Counter
+from collections.abc import Mapping
 
 from locustfiles.suite.core import refusals, thresholds
-from locustfiles.suite.core.summary import THRESHOLDS, THRESHOLDS_AT_BROKE_STEP, Summary
+from locustfiles.suite.core.summary import (
+    THRESHOLDS,
+    THRESHOLDS_AT_BROKE_STEP,
+    Ceiling,
+    Finding,
+    StepRow,
+    Summary,
+)
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import ceiling
-from locustfiles.suite.verdict.findings.words import finding, metric_value, ms
+from locustfiles.suite.verdict.findings.words import SoFar, finding, metric_value, ms
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 
-def verdict_findings(summary: Summary) -> list[dict]:
+def verdict_findings(summary: Summary) -> list[Finding]:
     """Each broken threshold with the steps that broke it, and every other reason to fail."""
     verdict = summary.get("verdict") or {}
     # A capacity run is meant to end on the step that breaks: that is its measurement.
@@ -24,7 +32,7 @@ def verdict_findings(summary: Summary) -> list[dict]:
         field = thresholds.FIELDS.get(threshold.metric, threshold.metric)
         scope = check.get("scope")  # judged on a part of each row (the accepted purchases)
 
-        def judged(row: dict, scope=scope) -> dict:
+        def judged(row: StepRow, scope=scope) -> Mapping[str, object]:
             return (row.get("accepted") or {}) if scope else row
 
         broke = [
@@ -50,7 +58,7 @@ def verdict_findings(summary: Summary) -> list[dict]:
     return out
 
 
-def warm_up_findings(summary: Summary) -> list[dict]:
+def warm_up_findings(summary: Summary) -> list[Finding]:
     """What the warm-up measured, and that nothing was judged on it."""
     warm = summary.get("warm_up")
     if not warm:
@@ -73,7 +81,7 @@ def warm_up_findings(summary: Summary) -> list[dict]:
     return [finding("info", text)]
 
 
-def capacity_findings(summary: Summary) -> list[dict]:
+def capacity_findings(summary: Summary) -> list[Finding]:
     if "capacity_rpm" not in summary:
         return []
     capacity = summary["capacity_rpm"]
@@ -83,9 +91,8 @@ def capacity_findings(summary: Summary) -> list[dict]:
         broken = next((r for r in steps if r["index"] == search["broke_step"]), None)
     else:  # a summary from before the search (schema 2): the climb's first step that broke
         broken = next((r for r in steps if r.get("held") is False), None)
-        search = {}
     after = f"; {label(broken)} did not" if broken else "; no step broke them"
-    if search.get("interval_pct") is not None:
+    if search and search.get("interval_pct") is not None:
         probes = plural(search["probes"], "probe")
         after += f": the knee is within {search['interval_pct']:g} % of it, after {probes}"
     found = []
@@ -97,15 +104,16 @@ def capacity_findings(summary: Summary) -> list[dict]:
                 "info", f"Capacity: {capacity:g} RPM was the highest target that held every threshold{after}."
             )
         )
-    if summary.get("ceiling"):
-        found.append(ceiling_finding(summary["ceiling"], capacity))
+    at_ceiling = summary.get("ceiling")
+    if at_ceiling and capacity is not None:  # a ceiling is only ever set beside a capacity
+        found.append(ceiling_finding(at_ceiling, capacity))
     model = summary.get("scalability")
     if model:
         found.append(finding("info", scalability_sentence(model)))
     return found
 
 
-def ceiling_finding(found: dict, capacity: float) -> dict:
+def ceiling_finding(found: Ceiling, capacity: float) -> Finding:
     """Capacity's share of the machine's ceiling at its step; under ceiling.NEAR, what the step
     that broke above it says: full (the CPU per arrival grew: capacity's share of that step's
     own ceiling, a warning only if that share is under NEAR too) or not (the machine had CPU to
@@ -128,12 +136,13 @@ def ceiling_finding(found: dict, capacity: float) -> dict:
     busy = broken["machine_cpu_percent"]
     why = f"{broken['step']} broke with {refused}, p95 {metric_value('p95', broken['p95'])}, the machine "
     dearer = ceiling.dearer_when_full(found)
-    if dearer is not None:
+    ratio = broken.get("ratio")  # known wherever dearer is: both need that step's own ceiling
+    if dearer is not None and ratio is not None:
         return finding(
-            "info" if broken["ratio"] >= ceiling.NEAR else "warning",
+            "info" if ratio >= ceiling.NEAR else "warning",
             f"{text}, but the machine's CPU per arrival grew as it filled: {why}{busy:g} % busy, each "
             f"arrival costing it {dearer * 100:.0f} % more than at {found['step']}. Capacity is "
-            f"{broken['ratio']:.2f} of that step's own ceiling ({broken['ceiling_rpm']:g} RPM).",
+            f"{ratio:.2f} of that step's own ceiling ({broken['ceiling_rpm']:g} RPM).",
         )
     return finding(
         "warning",
@@ -162,7 +171,7 @@ def scalability_sentence(model: dict) -> str:
     return " ".join([text + ".", *caveats])
 
 
-def p95_findings(summary: Summary) -> list[dict]:
+def p95_findings(summary: Summary | SoFar) -> list[Finding]:
     """Where the order endpoint's p95 rose: first to last soak bucket, or step to step."""
     trend = summary.get("trend")
     if trend and trend.get("p95_first") is not None:
@@ -186,7 +195,8 @@ def p95_findings(summary: Summary) -> list[dict]:
     jumps = [(delta(a["p95"], b["p95"]), a, b) for a, b in zip(rows, rows[1:], strict=False)]
     biggest, before, after = max(jumps, key=lambda j: j[0]["ms"])
     if not overall["significant"] and not biggest["significant"]:
-        low, high = min(r["p95"] for r in rows), max(r["p95"] for r in rows)
+        measured = [p95 for r in rows if (p95 := r["p95"]) is not None]  # all: rows are those with one
+        low, high = min(measured), max(measured)
         return [
             finding(
                 "info",
@@ -207,14 +217,14 @@ def p95_findings(summary: Summary) -> list[dict]:
     return [finding("warning" if overall["ms"] > 0 and overall["significant"] else "info", text + ".")]
 
 
-def error_findings(summary: Summary) -> list[dict]:
+def error_findings(summary: Summary | SoFar) -> list[Finding]:
     endpoints = (summary.get("overall") or {}).get("endpoints") or {}
     if not endpoints:
         return []
     total = sum(e["requests"] for e in endpoints.values())
     # Refused on purpose by a service past its limit (503 overloaded, with Retry-After): said
     # apart from the failures, which are what a well-handled overload must not have.
-    shed = Counter()
+    shed: Counter[tuple[str, str]] = Counter()  # (endpoint, status): requests shed
     for name, row in endpoints.items():
         for refusal, count in (row.get("refusals") or {}).items():
             if refusals.is_shed(refusal):
@@ -252,7 +262,7 @@ def error_findings(summary: Summary) -> list[dict]:
     ]
 
 
-def audit_findings(summary: Summary) -> list[dict]:
+def audit_findings(summary: Summary) -> list[Finding]:
     audit = summary.get("audit") or {}
     if audit.get("error"):
         return [finding("problem", f"The audit could not check the orders: {audit['error']}.")]
@@ -307,7 +317,7 @@ def _payments_wrong(paid: dict) -> str:
     return " and ".join(wrong)
 
 
-def _payment_findings(paid: dict) -> list[dict]:
+def _payment_findings(paid: dict) -> list[Finding]:
     """The paid orders, each paid once, and the accepted payments owed a refund."""
     found = []
     if paid.get("paid_orders"):
