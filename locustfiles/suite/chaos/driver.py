@@ -8,6 +8,7 @@ from locustfiles.suite.chaos.event import Event
 from locustfiles.suite.chaos.faults import FAULTS
 from locustfiles.suite.chaos.stack import Stack
 from locustfiles.suite.chaos.timing import fault_window, sleep_until
+from locustfiles.suite.core.summary import RetryFulfillment
 from locustfiles.suite.stack import commands
 
 
@@ -44,7 +45,7 @@ def _quietly(function, *args) -> None:
         pass
 
 
-def retry_all(env=None) -> dict:
+def retry_all(env=None) -> RetryFulfillment:
     """retry_fulfillment --all against the stack's database, with every Open order treated as
     stale (the run is over: no fulfilment is still running)."""
     run_env = {**(env if env is not None else os.environ), "STALE_OPEN_ORDER_SECONDS": "0"}

@@ -18,11 +18,11 @@ The paid journey costs more than a free one, so the figure is per purchase of th
 A step without a purchase has null figures, never a division by zero.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import CpuAccounting, StepRow, Summary
 from locustfiles.suite.figures import results
 
 SERVICES = ("ecommerce", "lms_stub", "mariadb", "rollup")  # server.GROUPS, in reading order
@@ -31,7 +31,7 @@ KEYS = (*SERVICES, BALANCER, "services", "locust", "machine", "other")
 PROC_STAT = "/proc/stat"
 
 
-def step_seconds(row: dict) -> float | None:
+def step_seconds(row: Mapping[str, Any]) -> float | None:
     """The seconds the step's CPU readings cover: between its two readings when recorded (the
     last step's runs until the run stopped), else the step's planned length."""
     return row.get("reading_seconds") or row.get("seconds")
@@ -50,10 +50,11 @@ def cpu_ms(row: dict) -> dict[str, float | None]:
 
     used = {group: ms(groups.get(group)) for group in SERVICES}
     known = [v for v in used.values() if v is not None]
-    used["services"] = sum(known) if len(known) == len(SERVICES) else None
-    used[BALANCER] = ms(groups.get(BALANCER))
-    if used["services"] is not None and used[BALANCER] is not None:
-        used["services"] += used[BALANCER]
+    services = sum(known) if len(known) == len(SERVICES) else None
+    balancer = ms(groups.get(BALANCER))
+    if services is not None and balancer is not None:
+        services += balancer
+    used["services"], used[BALANCER] = services, balancer
     locust = row.get("locust_cpu")
     used["locust"] = ms(sum(locust.values())) if locust else None
     used["machine"] = ms(row.get("machine_cpu_percent"))
@@ -109,7 +110,7 @@ def account(row: dict, endpoints: tuple[str, ...] | None = None) -> None:
     row["other_cpu_percent"] = round(other / seconds / 10, 1) if other is not None and seconds else None
 
 
-def run_accounting(rows: list[dict], weights: dict | None = None) -> dict:
+def run_accounting(rows: Sequence[StepRow], weights: Mapping[str, int] | None = None) -> CpuAccounting:
     """The whole run's figures (its measured steps, as "all": a warm-up apart): CPU ms summed
     over the steps, purchases summed, and their quotient. A key not read in every step is None.
     ``weights``: the learners' configured mix (BUY_WEIGHT, PAY_WEIGHT), said beside the
@@ -117,10 +118,11 @@ def run_accounting(rows: list[dict], weights: dict | None = None) -> dict:
     used: dict[str, float | None] = {}
     for key in KEYS:
         values = [(row.get("cpu_ms") or {}).get(key) for row in rows]
-        used[key] = round(sum(values), 1) if values and None not in values else None
+        read = [value for value in values if value is not None]
+        used[key] = round(sum(read), 1) if values and len(read) == len(values) else None
     free = sum((row.get("purchases_by_kind") or {}).get("free", 0) for row in rows)
     paid = sum((row.get("purchases_by_kind") or {}).get("paid", 0) for row in rows)
-    mix = {"free": free, "paid": paid}
+    mix: dict[str, int | None] = {"free": free, "paid": paid}
     if weights:
         mix["buy_weight"], mix["pay_weight"] = weights.get("buy"), weights.get("pay")
     return {

@@ -3,13 +3,13 @@ bucket) for the order endpoint, the same row for the whole run, per-endpoint row
 profile-specific results (capacity, soak trend)."""
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Literal, cast
 
 from locustfiles.suite.core import refusals, thresholds
 from locustfiles.suite.core.histogram import PERCENTILES
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
 from locustfiles.suite.core.plan import Plan, Step
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import OverallRow, Row, StepRow, Summary
 from locustfiles.suite.record.recorder import EndpointStats, StepStats
 from locustfiles.suite.users import paid_journey
 
@@ -93,7 +93,7 @@ def step_row(steps: dict[int, StepStats], step: Step, readings: dict[int, dict])
         row["from_schedule"] = from_schedule(order)
     if not step.judged:
         row["judged"] = False
-    if stats.degraded_from is not None:
+    if stats.degraded_from is not None and stats.degraded_to is not None:  # noted together
         row["degraded_from"], row["degraded_until"] = stats.degraded_from, stats.degraded_to + 1
     row.update(readings.get(step.index, {}))
     return row
@@ -124,6 +124,15 @@ def overall_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = Non
     return _unshed(row)
 
 
+def whole_run_row(plan: Plan, steps: dict[int, StepStats], up_to: int | None = None) -> OverallRow:
+    """overall_row labelled "all": the summary's ``overall``, the live tab's last row."""
+    row = overall_row(plan, steps, up_to)
+    row["label"] = "all"
+    # Whole here, with its last key: overall_row writes its keys one by one (the percentiles by
+    # name), which no TypedDict literal takes; the tests check every summary against the schema.
+    return cast(OverallRow, row)
+
+
 def successes(
     steps: dict[int, StepStats],
     outside_plan: dict[str, EndpointStats],
@@ -148,7 +157,7 @@ def _answered_2xx(stats: EndpointStats) -> int:
     return sum(n for status, n in stats.statuses.items() if status in SUCCESS_FOR_AUDIT)
 
 
-def _slope(points: list[tuple[float, float]]) -> float | None:
+def _slope(points: Sequence[tuple[float, float]]) -> float | None:
     """Least-squares slope of (x, y) points."""
     if len(points) < 2:
         return None
@@ -159,11 +168,11 @@ def _slope(points: list[tuple[float, float]]) -> float | None:
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else None
 
 
-def soak_trend(rows: Sequence[Mapping[str, Any]], warm_up_buckets: int = 1) -> dict:
+def soak_trend(rows: Sequence[StepRow], warm_up_buckets: int = 1) -> dict:
     """How the soak moved across its buckets: the p95 least-squares slope (ms per bucket),
     first and last; and the memory growth of every process group (MB of peak RSS per bucket)
     after the first ``warm_up_buckets``, when caches and pools have filled."""
-    points = [(r["index"], r["p95"]) for r in rows if r.get("p95") is not None]
+    points = [(r["index"], p95) for r in rows if (p95 := r.get("p95")) is not None]
     if len(points) < 2:
         return {"buckets": len(points), "p95_ms_per_bucket": None, "p95_change_pct": None}
     first, last = points[0][1], points[-1][1]
@@ -198,24 +207,24 @@ def soak_trend(rows: Sequence[Mapping[str, Any]], warm_up_buckets: int = 1) -> d
 SOAK_HOURS_2015 = 64
 
 
-def orders_placed(row: dict) -> int:
+def orders_placed(row: Row) -> int:
     """Orders a step's purchases placed: 201 (enrolled) and 202 (placed, enrollment to retry)."""
     statuses = row.get("statuses") or {}
     return int(statuses.get("201", 0)) + int(statuses.get("202", 0))
 
 
-def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
+def database_growth(rows: Sequence[StepRow], hours: int = SOAK_HOURS_2015) -> dict:
     """How the database grew over the buckets: bytes per order placed (the growth from the end
     of the first bucket to the end of the last, over the orders placed in between), the size a
     ``hours``-hour run at the run's target rate would reach, and each table that grew."""
-    sized = [r for r in rows if r.get("db_size_mb") is not None]
+    sized = [(r, size) for r in rows if (size := r.get("db_size_mb")) is not None]
     if len(sized) < 2:
         return {}
-    first, last = sized[0], sized[-1]
-    orders = sum(orders_placed(r) for r in sized[1:])
-    grown_mb = last["db_size_mb"] - first["db_size_mb"]
+    (first, first_mb), (last, last_mb) = sized[0], sized[-1]
+    orders = sum(orders_placed(r) for r, _ in sized[1:])
+    grown_mb = last_mb - first_mb
     bytes_per_order = round(grown_mb * 2**20 / orders) if orders and grown_mb > 0 else None
-    placed_per_minute = sum(orders_placed(r) for r in sized) / (sum(r["seconds"] for r in sized) / 60)
+    placed_per_minute = sum(orders_placed(r) for r, _ in sized) / (sum(r["seconds"] for r, _ in sized) / 60)
     rpm = round(last.get("target_rpm") or placed_per_minute)
     projected = None
     if bytes_per_order:
@@ -224,7 +233,7 @@ def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
             "hours": hours,
             "rpm": rpm,
             "orders": projected_orders,
-            "size_mb": round(first["db_size_mb"] + projected_orders * bytes_per_order / 2**20),
+            "size_mb": round(first_mb + projected_orders * bytes_per_order / 2**20),
         }
     before, after = first.get("tables") or {}, last.get("tables") or {}
     tables = [
@@ -239,13 +248,13 @@ def database_growth(rows: list[dict], hours: int = SOAK_HOURS_2015) -> dict:
         if name in before and (after[name][0] > before[name][0] or after[name][3] > before[name][3])
     ]
     return {
-        "first_mb": first["db_size_mb"],
-        "last_mb": last["db_size_mb"],
+        "first_mb": first_mb,
+        "last_mb": last_mb,
         "orders": orders,
         "bytes_per_order": bytes_per_order,
         "projected": projected,
         "tables": tables,
-        "p95_by_size": [[r["db_size_mb"], r.get("p95")] for r in sized],
+        "p95_by_size": [[size, r.get("p95")] for r, size in sized],
     }
 
 
@@ -261,73 +270,82 @@ def overload_figures(summary: Summary) -> dict:
     orders of the whole run, the warm-up's too, so those failures are counted over both."""
     overall = summary["overall"]
     endpoints = overall.get("endpoints") or {}
-    audit_result = summary.get("audit") or {}
-    spans = [endpoints, (summary.get("warm_up") or {}).get("endpoints") or {}]
+    audit_result = summary.get("audit")
+    warm_up = summary.get("warm_up")
+    spans = [endpoints, (warm_up.get("endpoints") if warm_up else None) or {}]
 
-    def counted(name: str, key: str) -> int:
-        return sum((span.get(name) or {}).get(key, 0) for span in spans)
+    def counted(name: str, key: Literal["failures", "unshed_failures"]) -> int:
+        return sum(row.get(key, 0) for span in spans if (row := span.get(name)))
 
-    order = endpoints.get(ORDER_ENDPOINT) or {}
+    order = endpoints.get(ORDER_ENDPOINT)
+    statuses = (order.get("statuses") if order else None) or {}
     after_payment = counted(PAID_ORDER_ENDPOINT, "failures") + counted(paid_journey.PAY_CONFIRM, "failures")
-    unanswered = audit_result.get("unanswered") or 0
+    unanswered = (audit_result.get("unanswered") if audit_result else None) or 0
     allowed = after_payment + counted(ORDER_ENDPOINT, "unshed_failures")
     refused = {name: e["refusals"] for name, e in endpoints.items() if e.get("refusals")}
     return {
         "target_rpm": next((s["target_rpm"] for s in summary["steps"]), None),
         "achieved_rpm": overall.get("rpm"),
         "purchases": overall.get("requests"),
-        "accepted": sum(n for status, n in (order.get("statuses") or {}).items() if status.startswith("2")),
+        "accepted": sum(n for status, n in statuses.items() if status.startswith("2")),
         "shed": {name: e["shed"] for name, e in endpoints.items() if e.get("shed")},
         "refusals": refused,
         "unshed_failures": sum(e.get("unshed_failures", 0) for e in endpoints.values()),
         "p95": overall.get("p95"),
         "p95_accepted": (overall.get("accepted") or {}).get("p95"),
-        "orders_committed": audit_result.get("orders"),
+        "orders_committed": audit_result.get("orders") if audit_result else None,
         "unanswered_orders": unanswered,
         "failed_after_payment": after_payment,
         "orders_left_by_refusals": max(0, unanswered - allowed),
     }
 
 
-def held(row: dict, rules: list) -> bool:
+def held(row: Mapping[str, object], rules: list[thresholds.Threshold]) -> bool:
     """Whether a step's row held the thresholds: it had requests and passed every rule."""
     return bool(row["requests"]) and thresholds.judge(rules, row)["passed"]
 
 
-def capacity_search(rows: list[dict], rules: list) -> dict:
+def capacity_search(rows: list[StepRow], rules: list[thresholds.Threshold]) -> dict:
     """Which steps held the thresholds (None: a step that judges nothing), and capacity: the
     target of the highest step that held below the lowest that broke (None when none held
     below it), with that interval (core/knee.py searched it)."""
     passed = [held(row, rules) if row.get("judged", True) else None for row in rows]
-    broke = [(row["target_rpm"], row["index"]) for row, ok in zip(rows, passed, strict=True) if ok is False]
+    broke = [(_target(row), row["index"]) for row, ok in zip(rows, passed, strict=True) if ok is False]
     top, top_index = min(broke, key=lambda b: (b[0], -b[1])) if broke else (None, None)
     below = [
-        r["target_rpm"]
-        for r, ok in zip(rows, passed, strict=True)
-        if ok and (top is None or r["target_rpm"] < top)
+        _target(r) for r, ok in zip(rows, passed, strict=True) if ok and (top is None or _target(r) < top)
     ]
     capacity = max(below) if below else None
-    interval = [capacity, top] if capacity is not None and top is not None else None
+    interval, interval_pct = None, None
+    if capacity is not None and top is not None:
+        interval, interval_pct = [capacity, top], round(100 * (top - capacity) / capacity, 1)
     judged = [(r, ok) for r, ok in zip(rows, passed, strict=True) if ok is not None]
     first = next((i for i, (_, ok) in enumerate(judged) if not ok), len(judged))
     # The probes: steps judged after the climb broke, below the rate it broke at.
-    probes = [r for r, _ in judged[first + 1 :] if r["target_rpm"] < judged[first][0]["target_rpm"]]
+    probes = [r for r, _ in judged[first + 1 :] if _target(r) < _target(judged[first][0])]
     return {
         "capacity_rpm": capacity,
         "held": passed,
         "search": {
             "interval_rpm": interval,
-            "interval_pct": round(100 * (top - capacity) / capacity, 1) if interval else None,
+            "interval_pct": interval_pct,
             "probes": len(probes),
             "broke_step": top_index,
         },
     }
 
 
-def broke_row(summary: Summary) -> dict | None:
+def _target(row: StepRow) -> float:
+    rate = row["target_rpm"]
+    assert rate is not None, "capacity's steps are the open model's: each has its target rate"
+    return rate
+
+
+def broke_row(summary: Summary) -> StepRow | None:
     """A capacity run's step that broke at the top of its interval (the one capacity is below),
     else its last judged step; None without judged steps."""
-    index = (summary.get("capacity_search") or {}).get("broke_step")
+    search = summary.get("capacity_search")
+    index = search.get("broke_step") if search else None
     rows = summary.get("steps") or []
     if index is not None:
         return next((r for r in rows if r["index"] == index), None)

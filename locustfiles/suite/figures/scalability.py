@@ -24,12 +24,15 @@ prefers (a parameter set free must lower the squared error by more than chance w
 """
 
 import math
+from collections.abc import Sequence
 from itertools import product
+from typing import Any
 
 import numpy as np
 
 from locustfiles.suite.core.blocks import fmt
 from locustfiles.suite.core.names import SUCCESS_FOR_AUDIT
+from locustfiles.suite.core.summary import StepRow
 
 MIN_POINTS = 3  # three parameters
 BOUNDS = {"sigma": (0.0, 1.0), "kappa": (0.0, math.inf)}
@@ -184,7 +187,7 @@ def _refine(n, x, start: dict, free: list[str], iterations: int = 500) -> dict |
 # --- the run's figures ------------------------------------------------------------------------
 
 
-def point(row: dict) -> dict | None:
+def point(row: StepRow) -> dict | None:
     """A step's (N, X), or None for a step without a completed purchase or a timed request."""
     seconds, rps, mean = row.get("seconds"), row.get("rps"), row.get("mean")
     statuses = row.get("statuses") or {}
@@ -225,11 +228,11 @@ def _not_fitted(found: dict, reason: str) -> dict:
     return found
 
 
-def analyse(rows: list[dict], capacity_rpm: float | None) -> dict:
+def analyse(rows: Sequence[StepRow], capacity_rpm: float | None) -> dict[str, Any]:
     """summary.json's "scalability": the points, the fitted parameters, the predicted peak next
     to the measured capacity, and what the reader should know before trusting it."""
     points = [p for p in (point(row) for row in rows) if p and p["n"] > 0]
-    found = {
+    found: dict[str, Any] = {
         "model": MODEL,
         "concurrency": CONCURRENCY,
         "throughput": THROUGHPUT,

@@ -10,13 +10,15 @@ second had the machine less busy than ``1 - SPARE`` of its cores. A long run's t
 coarser buckets (record/recorder.py doubles them); the figure says which resolution it judged.
 """
 
+from locustfiles.suite.core.summary import ShedByMachine, Timeline
+
 SPARE = 0.10  # "more than 10 % of its CPU to spare" (issue 29)
 
 
-def shed_by_machine(timeline: dict, cores: int | None) -> dict | None:
+def shed_by_machine(timeline: Timeline, cores: int | None) -> ShedByMachine | None:
     """summary.json's ``shed_by_machine``; None when the machine was not read second by second
     (its servers read through hosts' agents) or its cores are unknown."""
-    points = (timeline or {}).get("points") or []
+    points = timeline.get("points") or []
     read = [p for p in points if p.get("machine_cpu_percent") is not None]
     if not cores or not read:
         return None

@@ -3,7 +3,7 @@
 every profile has, and the profiles with none of their own)."""
 
 from locustfiles.suite.core import catalogue
-from locustfiles.suite.profiles.base import Behaviour, Manual, Ramp, Rpm, Smoke
+from locustfiles.suite.profiles.base import Behaviour, Figures, Manual, Ramp, Rpm, Smoke
 from locustfiles.suite.profiles.capacity import Capacity
 from locustfiles.suite.profiles.chaos import Chaos
 from locustfiles.suite.profiles.edx2015 import Edx2015
@@ -11,7 +11,7 @@ from locustfiles.suite.profiles.overload import Overload
 from locustfiles.suite.profiles.profiling import Profiling
 from locustfiles.suite.profiles.soak import Soak
 
-__all__ = ["PROFILES", "Behaviour", "get"]
+__all__ = ["PROFILES", "Behaviour", "Figures", "get"]
 
 PROFILES: dict[str, Behaviour] = {
     p.name: p

@@ -8,16 +8,44 @@ catalogue entry with the ``Behaviour`` of its kind of run.
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, cast
 
 from locustfiles.suite.core import catalogue, thresholds
 from locustfiles.suite.core.plan import Plan, Step
-from locustfiles.suite.core.summary import THRESHOLDS, THRESHOLDS_AT_RUN, Failure, Summary, ThresholdsAt
+from locustfiles.suite.core.summary import (
+    THRESHOLDS,
+    THRESHOLDS_AT_RUN,
+    CapacitySearch,
+    Ceiling,
+    Failure,
+    Profiling,
+    RetryFulfillment,
+    StepRow,
+    Summary,
+    ThresholdsAt,
+)
 from locustfiles.suite.figures import cpu, results
-from locustfiles.suite.record.recorder import Recorder
+from locustfiles.suite.record.recorder import Recorder, StepStats
 
 # A threshold's scope (its check's "scope"): judged on the purchases answered 2xx alone.
 ACCEPTED = "accepted purchases"
+
+
+class Figures(TypedDict, total=False):
+    """The keys of a summary (core/summary.py's Summary, as typed there) that profiles write:
+    what settle() did and what figures() computed. run/summary.py adds them to the summary."""
+
+    retry_fulfillment: RetryFulfillment
+    reliability: list[dict[str, Any]]
+    profiling: Profiling
+    overload: dict[str, Any]
+    capacity_rpm: float | None
+    capacity_steps_held: int
+    capacity_search: CapacitySearch
+    ceiling: Ceiling | None
+    scalability: dict[str, Any]
+    trend: dict[str, Any]
+    client: dict[str, Any]
 
 
 class RunContext(Protocol):
@@ -56,13 +84,16 @@ class Behaviour(catalogue.Profile):
         ``profile_state``."""
         return None
 
-    def step_row(self, steps: dict, step, readings: dict[int, dict]) -> dict:
+    def step_row(self, steps: dict[int, StepStats], step: Step, readings: dict[int, dict]) -> StepRow:
         """A step's row as the summary has it (and the live tab shows it): results.step_row,
         labelled as this profile labels it, its CPU accounted per purchase."""
         row = results.step_row(steps, step, readings)
         row["label"] = self.label(step)
         cpu.account(row, self.purchase_endpoints)
-        return row
+        # Whole here, with its last keys: results.step_row writes its keys one by one (the
+        # percentiles by name, the readings as read), which no TypedDict literal takes; the tests
+        # check every summary against the schema.
+        return cast(StepRow, row)
 
     def should_stop(self, run: RunContext, now: float) -> bool:
         """Whether the run should end before its plan does (capacity: a step broke)."""
@@ -72,7 +103,7 @@ class Behaviour(catalogue.Profile):
         """Functions to run as greenlets beside the load in the process that keeps results."""
         return []
 
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         """What this profile adds to the summary before it is judged, from the summary and what
         it read (figures/ computes it): capacity, the overload's or the soak's figures, chaos's
         reliability, the profile's recordings, edX's client's run."""
@@ -85,7 +116,7 @@ class Behaviour(catalogue.Profile):
         judged = thresholds.judge(rules, summary["overall"])
         return judged["checks"], broken_thresholds([c["threshold"] for c in judged["checks"] if not c["ok"]])
 
-    def settle(self, run: RunContext) -> dict:
+    def settle(self, run: RunContext) -> Figures:
         """Work done after the load stops and before the audit (its result joins the summary)."""
         return {}
 

@@ -11,7 +11,7 @@ from locustfiles.suite.core import catalogue, knee, thresholds
 from locustfiles.suite.core.plan import Step
 from locustfiles.suite.core.summary import CAPACITY, THRESHOLDS_AT_BROKE_STEP, Failure, Summary
 from locustfiles.suite.figures import ceiling, cpu, results, scalability
-from locustfiles.suite.profiles.base import Behaviour, RunContext
+from locustfiles.suite.profiles.base import Behaviour, Figures, RunContext
 
 
 class Capacity(Behaviour, catalogue.Capacity):
@@ -20,7 +20,7 @@ class Capacity(Behaviour, catalogue.Capacity):
     def background(self, run: RunContext) -> list:
         return [Search(run, self.knee(run.env), self.increment(run.env))]
 
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         """Capacity, each step marked held or not with its ceiling, capacity's share of the
         ceiling at its step, and the knee: the Universal Scalability Law fitted to the steps,
         its peak beside capacity."""
@@ -44,11 +44,11 @@ class Capacity(Behaviour, catalogue.Capacity):
     def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:
         """Passed when a step held; the thresholds shown are those of the step that broke at the
         top of the search's interval (what capacity measures), else the last judged step's."""
-        judged = results.broke_row(summary) or {}
+        judged = results.broke_row(summary)
         failures = []
         if summary["capacity_rpm"] is None:
             failures.append(Failure(kind=CAPACITY, about=None, text="no step held the thresholds"))
-        return thresholds.judge(rules, judged)["checks"], failures
+        return thresholds.judge(rules, judged or {})["checks"], failures
 
 
 class Search:
@@ -95,6 +95,7 @@ class Search:
             return False  # still climbing
         if found.upper is None and self.last is not None:
             top = run.ceiling_of(self.last)
+            assert self.last.target_rpm is not None, "capacity's steps are the open model's"
             following = found.climb_on(self.last.target_rpm, self.increment, top)
             if following:
                 return self._revise(boundary, following, f"every step held, the ceiling is {top:g} RPM")

@@ -5,7 +5,7 @@ from locustfiles.suite import chaos
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.plan import Plan, Step, numbers, users_for
 from locustfiles.suite.core.summary import FAULT, RETRY, Failure, Summary
-from locustfiles.suite.profiles.base import Behaviour, RunContext
+from locustfiles.suite.profiles.base import Behaviour, Figures, RunContext
 from locustfiles.suite.verdict import audit
 
 
@@ -31,7 +31,7 @@ class Chaos(Behaviour, catalogue.Chaos):
     def background(self, run: RunContext) -> list:
         return [lambda: chaos.drive(run.plan, run.t0, run.profile_state)]
 
-    def settle(self, run: RunContext) -> dict:
+    def settle(self, run: RunContext) -> Figures:
         """Undo a fault the driver could not finish (a run stopped early), then retry every order
         the faults left unfulfilled, as an operator would."""
         if any(event.ended is None for event in run.profile_state.values()):
@@ -47,7 +47,7 @@ class Chaos(Behaviour, catalogue.Chaos):
             per_step = None
         return {"per_step": per_step, "events": run.profile_state, "t0": run.t0}
 
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         """Each fault's step judged, with the audit's counts per step."""
         if not read:
             return {}

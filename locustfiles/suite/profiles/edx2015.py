@@ -3,14 +3,14 @@
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.summary import CLIENT, Failure, Summary
 from locustfiles.suite.figures.edx2015_client import client_figures, client_reading
-from locustfiles.suite.profiles.base import Behaviour, RunContext
+from locustfiles.suite.profiles.base import Behaviour, Figures, RunContext
 
 
 class Edx2015(Behaviour, catalogue.Edx2015):
     def read(self, run: RunContext) -> dict:
         return {"client": client_reading(run)}
 
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         return {"client": client_figures(read["client"], summary)} if read else {}
 
     def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:

@@ -4,11 +4,11 @@ from locustfiles.suite.core import catalogue
 from locustfiles.suite.core.summary import OVERLOAD, Failure, Summary
 from locustfiles.suite.core.text import plural
 from locustfiles.suite.figures import results
-from locustfiles.suite.profiles.base import ACCEPTED, Behaviour, broken_thresholds
+from locustfiles.suite.profiles.base import ACCEPTED, Behaviour, Figures, broken_thresholds
 
 
 class Overload(Behaviour, catalogue.Overload):
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         return {"overload": results.overload_figures(summary)}
 
     def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:

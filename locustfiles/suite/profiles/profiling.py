@@ -7,7 +7,7 @@ from common.environment import get as setting
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import summary as summary_types
 from locustfiles.suite.core.summary import PROFILING, Failure, Summary
-from locustfiles.suite.profiles.base import Behaviour, RunContext
+from locustfiles.suite.profiles.base import Behaviour, Figures, RunContext
 from locustfiles.suite.profiling.pyspy import Profiler
 
 
@@ -24,7 +24,7 @@ class Profiling(Behaviour, catalogue.Profiling):
     def read(self, run: RunContext) -> dict:
         return {"profiling": run.profile_state.results()}
 
-    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> dict:
+    def figures(self, summary: Summary, rules: list, read: dict | None = None) -> Figures:
         return {"profiling": read["profiling"]} if read else {}
 
     def judge(self, summary: Summary, rules: list) -> tuple[list[dict], list[Failure]]:

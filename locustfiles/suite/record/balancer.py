@@ -15,9 +15,10 @@ import csv
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from common.environment import get
+from locustfiles.suite.core.summary import StepRow
 
 BACKEND = "ecommerce"
 # HAProxy's own rows of a proxy, not servers.
@@ -122,7 +123,7 @@ def reading(before: dict, after: dict) -> dict:
     return out
 
 
-def summary(rows: list[dict]) -> dict | None:
+def summary(rows: Sequence[StepRow]) -> dict | None:
     """The run's balancer figures from its step rows (each with the ``balancer`` reading of its
     step): requests per server per step and in all, each server's share, and its state at the
     end. None when no step has a reading."""

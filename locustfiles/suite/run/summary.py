@@ -9,11 +9,21 @@ the findings. Neither reads a clock, a file, a database or Locust.
 
 import datetime
 from dataclasses import dataclass, field
+from typing import cast
 
 from locustfiles.suite.core.plan import Plan
-from locustfiles.suite.core.summary import AUDIT, SCHEMA_VERSION, Failure, Summary, Verdict
+from locustfiles.suite.core.summary import (
+    AUDIT,
+    SCHEMA_VERSION,
+    Db,
+    Failure,
+    StepRow,
+    Summary,
+    Timeline,
+    Verdict,
+)
 from locustfiles.suite.figures import cpu, results, shed_seconds
-from locustfiles.suite.profiles import Behaviour
+from locustfiles.suite.profiles import Behaviour, Figures
 from locustfiles.suite.record import balancer
 from locustfiles.suite.record.recorder import Recorder
 from locustfiles.suite.verdict import audit, findings
@@ -40,7 +50,7 @@ class Read:
     started_from: str  # "headless" or "web UI"
     load: dict  # host, spawn_rate, locust_workers, locust_hosts, locust_workers_expected
     weights: dict | None  # the learners' configured mix; None for edX's client (its own)
-    settled: dict  # the profile's settle(): work after the load, before the audit
+    settled: Figures  # the profile's settle(): work after the load, before the audit
     audit: dict
     sql: dict  # statement digests over the run, and MariaDB's long_query_time
     behind_balancer: bool = False  # BALANCER_STATS_URL: HAProxy's counts in every step
@@ -57,10 +67,9 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
     """The summary up to the profile's own measurement: every row, figure and reading."""
     plan, recorder = recorded.plan, recorded.recorder
     warm_up, ran, every = _rows(profile, recorded)
-    overall = results.overall_row(plan, recorder.steps, up_to=ran[-1]["index"] + 1 if ran else 0)
-    overall["label"] = "all"
+    overall = results.whole_run_row(plan, recorder.steps, up_to=ran[-1]["index"] + 1 if ran else 0)
     users = max((r["users"] or 0 for r in ran), default=0) or plan.users
-    summary = {
+    summary: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "profile": profile.name,
         "started_from": read.started_from,
@@ -86,15 +95,18 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
     }
     if read.settings:
         summary["settings"] = read.settings
-    summary["cpu_accounting"] = cpu.run_accounting(ran, read.weights)
-    summary["cpu_ms_per_purchase"] = summary["cpu_accounting"]["cpu_ms_per_purchase"]
+    accounting = cpu.run_accounting(ran, read.weights)
+    summary["cpu_accounting"] = accounting
+    summary["cpu_ms_per_purchase"] = accounting["cpu_ms_per_purchase"]
     summary.update(read.settled)
     summary["audit"] = read.audit
     summary["db"] = _db_totals(every)  # the whole run, as the audit
     if read.behind_balancer:
         summary["balancer"] = balancer.summary(ran)
     summary["sql"] = read.sql
-    return summary
+    # A Summary but for the keys judged() adds (provenance, verdict, findings), which keep their
+    # place at its end: so no Summary literal. The tests check each summary.json against the schema.
+    return cast(Summary, summary)
 
 
 def judged(
@@ -131,7 +143,7 @@ def verdict(summary: Summary, profile: Behaviour, rules: list) -> Verdict:
     }
 
 
-def _rows(profile: Behaviour, recorded: Recorded) -> tuple[dict | None, list[dict], list[dict]]:
+def _rows(profile: Behaviour, recorded: Recorded) -> tuple[StepRow | None, list[StepRow], list[StepRow]]:
     """(the warm-up's row or None, the measured steps' rows, every row that ran): the steps
     that began before the run finished."""
     plan = recorded.plan
@@ -146,7 +158,7 @@ def _moment(seconds: float) -> str:
     return datetime.datetime.fromtimestamp(seconds).isoformat(timespec="seconds")
 
 
-def _timeline(recorded: Recorded, rows: list[dict]) -> dict:
+def _timeline(recorded: Recorded, rows: list[StepRow]) -> Timeline:
     timeline = recorded.recorder.timeline
     return {
         "bucket_seconds": timeline.bucket_seconds,
@@ -156,7 +168,7 @@ def _timeline(recorded: Recorded, rows: list[dict]) -> dict:
     }
 
 
-def _db_totals(rows: list[dict]) -> dict:
+def _db_totals(rows: list[StepRow]) -> Db:
     def total(key):
         return sum((r.get("db_deltas") or {}).get(key, 0) for r in rows)
 

@@ -40,9 +40,10 @@ with the order status names as ecommerce answers them.
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from common.contract.statuses import NOTIFICATION
 from locustfiles.suite.verdict import facts
@@ -141,7 +142,7 @@ def running_counts(marks: dict[str, int] | None) -> dict[str, int] | None:
         return None
 
 
-def problems(result: dict) -> list[str]:
+def problems(result: Mapping[str, Any]) -> list[str]:
     """What fails the audit ``result``, in words (nothing: it passed)."""
     found = [
         f"{result[key]} {words}"
