@@ -19,7 +19,9 @@ inline) and its path is the last line printed.
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from common.environment import get
 from locustfiles.suite.core import run_folders
@@ -35,6 +37,7 @@ from locustfiles.suite.core.blocks import (
     text,
 )
 from locustfiles.suite.core.histogram import PERCENTILE_KEYS
+from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures.cpu import BALANCER, SERVICES
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
@@ -46,7 +49,8 @@ SCHEDULED = "p95_from_schedule"  # an open model's, shown beside them (not count
 TITLE = "Run comparison"
 
 
-def load(run: str | Path) -> dict:
+def load(run: str | Path) -> Summary:
+    """A run's summary.json, of this schema or an older one (its readers take a key it lacks)."""
     path = Path(run)
     path = path / "summary.json" if path.is_dir() else path
     if not path.exists():
@@ -54,7 +58,7 @@ def load(run: str | Path) -> dict:
     return json.loads(path.read_text())
 
 
-def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
+def compare(a: Summary, b: Summary, noise_pct: float = NOISE_PCT, noise_ms: float = NOISE_MS) -> dict:
     """B against A: each step of A beside B's step of the same load (report/loads.py), the whole
     run, CPU per purchase, and how the loads and the configuration differ. Where the loads
     differ, the whole run's figures (its "all" row, CPU per purchase) are shown but not judged:
@@ -80,30 +84,40 @@ def compare(a: dict, b: dict, noise_pct: float = NOISE_PCT, noise_ms: float = NO
     }
 
 
-def _row(name: str, row_a: dict, row_b: dict, noise_pct: float, noise_ms: float, judged: bool = True) -> dict:
+def _row(
+    name: str,
+    row_a: Mapping[str, Any],
+    row_b: Mapping[str, Any],
+    noise_pct: float,
+    noise_ms: float,
+    judged: bool = True,
+) -> dict:
     """One line of the comparison: B − A for the RPS and each percentile (none significant
     unless ``judged``), the errors of each, and the p95 from the schedule where both have it."""
-    found = {
+    percentiles = {key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS}
+    scheduled = _scheduled(row_a, row_b, noise_pct, noise_ms)
+    if not judged:
+        for found in (*percentiles.values(), scheduled):
+            if found:
+                found["significant"] = False
+    return {
         "step": name,
         "rps": delta(row_a.get("rps"), row_b.get("rps"), noise_pct, 0),
         "errors": {"a": row_a.get("errors"), "b": row_b.get("errors")},
-        **{key: _percentile(row_a, row_b, key, noise_pct, noise_ms) for key in KEYS},
-        SCHEDULED: _scheduled(row_a, row_b, noise_pct, noise_ms),
+        **percentiles,
+        SCHEDULED: scheduled,
     }
-    if not judged:
-        for key in (*KEYS, SCHEDULED):
-            if found[key]:
-                found[key]["significant"] = False
-    return found
 
 
-def too_few(row: dict) -> set[str]:
+def too_few(row: Mapping[str, Any]) -> set[str]:
     """The percentile keys a row's samples cannot support (figures/results.thin: the report's
     † rule, on its requests), and p100 whatever the count: the slowest request alone."""
     return {*(row.get("thin") or ()), *thin(row.get("requests") or 0), "p100"}
 
 
-def _percentile(row_a: dict, row_b: dict, key: str, noise_pct: float, noise_ms: float) -> dict:
+def _percentile(
+    row_a: Mapping[str, Any], row_b: Mapping[str, Any], key: str, noise_pct: float, noise_ms: float
+) -> dict:
     """B − A for one percentile; significant only beyond the noise floor and where both runs
     have samples enough for it: one that too few samples support in either run is marked thin
     and never called significant (a few requests move it)."""
@@ -113,7 +127,9 @@ def _percentile(row_a: dict, row_b: dict, key: str, noise_pct: float, noise_ms: 
     return d
 
 
-def _scheduled(row_a: dict, row_b: dict, noise_pct: float, noise_ms: float) -> dict | None:
+def _scheduled(
+    row_a: Mapping[str, Any], row_b: Mapping[str, Any], noise_pct: float, noise_ms: float
+) -> dict | None:
     """B − A for an open-model row's p95 from the schedule (None unless both runs have it),
     thin as its samples say in either run."""
     found_a, found_b = row_a.get("from_schedule"), row_b.get("from_schedule")
@@ -132,7 +148,9 @@ CPU_JUDGED = (*SERVICES, BALANCER, "services")
 CPU_MIN_PURCHASES = 200
 
 
-def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT, judged: bool = True) -> dict | None:
+def cpu_per_purchase(
+    a: Summary, b: Summary, noise_pct: float = NOISE_PCT, judged: bool = True
+) -> dict | None:
     """Each group's CPU ms per purchase, A against B, when both runs measured it; a change is
     significant at noise_pct % (the milliseconds floor is for response times, not CPU), for
     the services' groups (CPU_JUDGED), where both runs counted CPU_MIN_PURCHASES purchases,
@@ -147,9 +165,10 @@ def cpu_per_purchase(a: dict, b: dict, noise_pct: float = NOISE_PCT, judged: boo
     return found
 
 
-def _purchases(summary: dict) -> int:
+def _purchases(summary: Summary) -> int:
     """The purchases a run's CPU per purchase is counted over (0: not said)."""
-    return (summary.get("cpu_accounting") or {}).get("purchases") or 0
+    accounting = summary.get("cpu_accounting")
+    return (accounting.get("purchases") if accounting else None) or 0
 
 
 def _pct(d: dict) -> str:

@@ -49,18 +49,17 @@ def _rows(found_a: dict, found_b: dict) -> list[list[str]]:
     return [row for row in rows if row[1] != row[2]]
 
 
-def differing(a: dict, b: dict) -> list[list[str]]:
+def differing(a: Summary, b: Summary) -> list[list[str]]:
     """The settings (where both runs recorded them), then the stack's configuration, where runs
     ``a`` and ``b`` differ."""
     settings_a, settings_b = _resolved(a), _resolved(b)
-    both = settings_a is not None and settings_b is not None
     return [
-        *(_rows(settings_a, settings_b) if both else []),
+        *(_rows(settings_a, settings_b) if settings_a is not None and settings_b is not None else []),
         *_rows(flat(a.get("config") or {}), flat(b.get("config") or {})),
     ]
 
 
-def notes(a: dict, b: dict, rows: list[list[str]]) -> list[str]:
+def notes(a: Summary, b: Summary, rows: list[list[str]]) -> list[str]:
     """What the table leaves out and what its dashes mean."""
     older = [name for name, summary in (("A", a), ("B", b)) if _resolved(summary) is None]
     found = []

@@ -11,12 +11,13 @@ cell is its report text with the report's mark (the thin percentile's †, the w
 
 import copy
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.blocks import MARKS, cell, figure_cell, fmt
-from locustfiles.suite.core.plan import Plan
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.plan import Plan, Step
+from locustfiles.suite.core.summary import LoadGenerator, OverallRow, StepRow, Summary
 from locustfiles.suite.core.text import label
 from locustfiles.suite.figures import results
 from locustfiles.suite.profiles import Behaviour
@@ -47,7 +48,14 @@ class Live:
     written: dict[str, int] | None = None  # rows written so far, by watermark (verdict/facts.py)
     summary: Summary | None = None  # the run's summary.json, once written
     run_name: str | None = None  # its folder's name
-    cache: dict = dataclasses.field(default_factory=dict)  # rows made before: step index -> (key, row)
+    # Rows made before: step index -> (what the row is made of, the row).
+    cache: dict[int, tuple[tuple, StepRow]] = dataclasses.field(default_factory=dict)
+
+
+class UnderWay(StepRow):
+    """The step under way, as the Suite tab shows it (never in summary.json)."""
+
+    under_way: bool
 
 
 def so_far(plan: Plan, offset: float) -> Plan:
@@ -61,7 +69,7 @@ def so_far(plan: Plan, offset: float) -> Plan:
     return Plan(plan.profile, steps, plan.open_model, plan.users)
 
 
-def rows(live: Live) -> list[dict]:
+def rows(live: Live) -> list[OverallRow]:
     """The summary's rows: a warm-up's, each step's and "all" (the measured steps so far; once
     the run is written, as its report has them: a run of one step has no "all")."""
     if live.summary is not None:
@@ -73,11 +81,12 @@ def rows(live: Live) -> list[dict]:
     cut = so_far(live.plan, offset)
     out = [_step_row(live, step) for step in cut.steps]
     if out and live.plan.step_end(out[-1]["index"]) > offset and not live.stopping:
-        out[-1] = {**out[-1], "under_way": True}
-    return [*out, {**results.overall_row(cut, live.recorder.steps), "label": "all"}]
+        under_way: UnderWay = {**out[-1], "under_way": True}
+        out[-1] = under_way
+    return [*out, results.whole_run_row(cut, live.recorder.steps)]
 
 
-def _step_row(live: Live, step) -> dict:
+def _step_row(live: Live, step: Step) -> StepRow:
     """A step's row, made again only when what it is made of changed (a step that ended is
     not, once its last requests and its reading are in): the page asks every 2 s."""
     stats = live.recorder.steps.get(step.index)
@@ -86,8 +95,8 @@ def _step_row(live: Live, step) -> dict:
     requests = (
         sum(e.histogram.total + e.from_schedule.total for e in stats.endpoints.values()) if stats else 0
     )
-    key = (live.t0, step.index, step.start, step.seconds, requests, stats.missed if stats else 0)
-    key += (step.index in live.readings,)
+    missed = stats.missed if stats else 0
+    key = (live.t0, step.index, step.start, step.seconds, requests, missed, step.index in live.readings)
     kept = live.cache.get(step.index)
     if kept is None or kept[0] != key:
         live.cache[step.index] = kept = (key, live.profile.step_row(live.recorder.steps, step, live.readings))
@@ -120,7 +129,7 @@ def step_columns(groups: tuple[str, ...]) -> list[dict]:
     return [{"key": key, "title": title} for key, title in titles.items()]
 
 
-def step_line(row: dict, groups: tuple[str, ...]) -> dict[str, str]:
+def step_line(row: Mapping[str, Any], groups: tuple[str, ...]) -> dict[str, str]:
     """One row of the Suite tab, each cell as the report writes it."""
     name = label(row) + (f" (under way, {row['seconds']:.0f} s)" if row.get("under_way") else "")
     line = {"step": name, **{key: fmt(row.get(key)) for key in ("users", "rpm")}}
@@ -138,7 +147,9 @@ def step_line(row: dict, groups: tuple[str, ...]) -> dict[str, str]:
 CHECK_COLUMNS = [{"key": key, "title": key} for key in ("check", "value", "state")]
 
 
-def check_lines(live: Live, found: list[dict], report_url: Callable[[str], str], runs_url: str) -> list[dict]:
+def check_lines(
+    live: Live, found: list[OverallRow], report_url: Callable[[str], str], runs_url: str
+) -> list[dict]:
     """The Suite checks tab: the run's state, each threshold, the load generator, the answers;
     at the end the verdict, the audit's counts and the report."""
     lines = [_line("run", *_state(live))]
@@ -193,7 +204,7 @@ def _running_counts(live: Live) -> list[dict]:
     return lines
 
 
-def _findings_so_far(live: Live, found: list[dict]) -> list[dict]:
+def _findings_so_far(live: Live, found: list[OverallRow]) -> list[dict]:
     """What the measured steps that ended and the run so far (``found``: what rows() made)
     already say (verdict/findings' so_far), one line each."""
     if not found:
@@ -204,11 +215,12 @@ def _findings_so_far(live: Live, found: list[dict]) -> list[dict]:
     return [_line(f"finding so far ({f['level']})", "", f["text"]) for f in said]
 
 
-def _thresholds(rules: list, found: list[dict]) -> list[dict]:
+def _thresholds(rules: list[thresholds.Threshold], found: list[OverallRow]) -> list[dict]:
     """Each threshold on the measured steps so far ("all") and on the step under way."""
     if not found:
         return []
-    run, step = found[-1], found[-2] if len(found) > 1 else {}
+    run = found[-1]
+    step: Mapping[str, Any] = found[-2] if len(found) > 1 else {}  # {}: no step yet
     lines = []
     for rule in rules:
         ok, value = rule.check(run)
@@ -243,7 +255,7 @@ def _finished(summary: Summary) -> list[dict]:
     return lines
 
 
-def _generator(generator: dict) -> dict[str, str]:
+def _generator(generator: LoadGenerator) -> dict[str, str]:
     peak = generator.get("peak_cpu_percent")
     if peak is None:
         return _line("load generator CPU %", None, "read at each step's end")

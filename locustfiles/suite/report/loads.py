@@ -12,7 +12,7 @@ the same number of users (closed), under the same fault; never by position or by
 
 from collections import defaultdict, deque
 
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import StepRow, Summary
 from locustfiles.suite.core.text import label, plural
 
 MIX = ("BUY_WEIGHT", "PAY_WEIGHT", "READ_WEIGHT")
@@ -24,15 +24,15 @@ MODELS = {
 }
 
 
-def step_load(row: dict) -> tuple:
+def step_load(row: StepRow) -> tuple:
     """What a step asked of the system: ("rpm", rate) in the open model, ("users", count) in
     the closed one, then its fault; a row with neither (a summary older than both) by its
     label, so it matches only a step of the same name."""
     fault = row.get("fault")
-    if row.get("target_rpm") is not None:
-        return ("rpm", float(row["target_rpm"]), fault)
-    if row.get("users") is not None:
-        return ("users", int(row["users"]), fault)
+    if (rate := row.get("target_rpm")) is not None:
+        return ("rpm", float(rate), fault)
+    if (users := row.get("users")) is not None:
+        return ("users", int(users), fault)
     return ("label", label(row), fault)
 
 
@@ -43,23 +43,23 @@ def load_words(load: tuple) -> str:
     return f"{shown} under {fault}" if fault else shown
 
 
-def step_name(row: dict) -> str:
+def step_name(row: StepRow) -> str:
     """The step's name as its own run gave it ("2 users", "bucket 3"), else its load in words:
     never another run's name for it."""
     return row.get("label") or load_words(step_load(row))
 
 
-def match(rows_a: list[dict], rows_b: list[dict]) -> list[tuple[dict | None, dict | None]]:
+def match(rows_a: list[StepRow], rows_b: list[StepRow]) -> list[tuple[StepRow | None, StepRow | None]]:
     """The steps of A and B in pairs of the same load, in A's order; a step of either run with
     no step of the same load in the other is paired with None, B's placed before the first
     pair that comes after it in B. Repeated loads (a soak's buckets) pair in order."""
     free: dict[tuple, deque[int]] = defaultdict(deque)
-    for j, row in enumerate(rows_b):
-        free[step_load(row)].append(j)
+    for index, row in enumerate(rows_b):
+        free[step_load(row)].append(index)
     paired = [(row, free[step_load(row)].popleft() if free[step_load(row)] else None) for row in rows_a]
     used = {j for _, j in paired if j is not None}
     alone = deque(j for j in range(len(rows_b)) if j not in used)
-    out: list[tuple[dict | None, dict | None]] = []
+    out: list[tuple[StepRow | None, StepRow | None]] = []
     for row, j in paired:
         while j is not None and alone and alone[0] < j:
             out.append((None, rows_b[alone.popleft()]))
@@ -70,8 +70,8 @@ def match(rows_a: list[dict], rows_b: list[dict]) -> list[tuple[dict | None, dic
 
 def open_model(summary: Summary) -> bool | None:
     """Whether the run's plan was an open model (None: neither recorded nor seen in its steps)."""
-    plan = summary.get("plan") or {}
-    if plan.get("open_model") is not None:
+    plan = summary.get("plan")
+    if plan and plan.get("open_model") is not None:
         return bool(plan["open_model"])
     kinds = {step_load(row)[0] for row in summary.get("steps") or []}
     return True if kinds == {"rpm"} else False if kinds == {"users"} else None
@@ -82,7 +82,7 @@ def mix(summary: Summary) -> str | None:
     resolved it, else as an older summary recorded it; edX's 2015 client brings its own."""
     if summary.get("client") or summary.get("profile") == "edx2015":
         return "edX's 2015 client's own tasks"
-    resolved = (summary.get("settings") or {}).get("resolved") or {}
+    resolved = _resolved(summary)
     if all(name in resolved for name in MIX):
         return " : ".join(f"{resolved[name]:g}" for name in MIX)
     weights = ((summary.get("provenance") or {}).get("load") or {}).get("weights") or {}
@@ -93,14 +93,20 @@ def mix(summary: Summary) -> str | None:
 
 def think_time(summary: Summary) -> str | None:
     """A closed model's think time between a user's tasks, "3–5 s" (None: not recorded)."""
-    resolved = (summary.get("settings") or {}).get("resolved") or {}
+    resolved = _resolved(summary)
     think = ((summary.get("provenance") or {}).get("load") or {}).get("think_time") or {}
     low = resolved.get("WAIT_MIN", think.get("min_seconds"))
     high = resolved.get("WAIT_MAX", think.get("max_seconds"))
     return None if low is None or high is None else f"{low:g}–{high:g} s"
 
 
-def steps_words(rows: list[dict]) -> str:
+def _resolved(summary: Summary) -> dict:
+    """The settings the run resolved (summary.json from schema 7; {}: an older summary)."""
+    settings = summary.get("settings")
+    return (settings.get("resolved") if settings else None) or {}
+
+
+def steps_words(rows: list[StepRow]) -> str:
     """A run's steps by their loads, in order, a repeated load counted once: "1 user, 2 users",
     "1038 RPM (64 steps)"."""
     counts: dict[tuple, int] = {}
@@ -111,14 +117,14 @@ def steps_words(rows: list[dict]) -> str:
     return ", ".join(named[:MOST_LOADS]) + more if named else "no step"
 
 
-def differences(a: dict, b: dict) -> list[str]:
+def differences(a: Summary, b: Summary) -> list[str]:
     """How the two runs' loads differ, one sentence each ([]: the same load, as far as both
     summaries recorded it)."""
     found = []
     if a.get("profile") != b.get("profile"):
         found.append(f"Profile: A is {a.get('profile')}, B is {b.get('profile')}.")
     model_a, model_b = open_model(a), open_model(b)
-    if None not in (model_a, model_b) and model_a != model_b:
+    if model_a is not None and model_b is not None and model_a != model_b:
         found.append(f"Load model: A {MODELS[model_a]}; B {MODELS[model_b]}.")
     loads_a = [step_load(row) for row in a.get("steps") or []]
     loads_b = [step_load(row) for row in b.get("steps") or []]
@@ -134,7 +140,7 @@ def differences(a: dict, b: dict) -> list[str]:
     return found
 
 
-def matched_words(pairs: list[tuple[dict | None, dict | None]]) -> str:
+def matched_words(pairs: list[tuple[StepRow | None, StepRow | None]]) -> str:
     """How many steps found their load in the other run, in a sentence."""
     both = sum(1 for row_a, row_b in pairs if row_a and row_b)
     only_a = sum(1 for row_a, row_b in pairs if row_a and not row_b)
@@ -145,9 +151,11 @@ def matched_words(pairs: list[tuple[dict | None, dict | None]]) -> str:
     return text + "."
 
 
-def pair_name(row_a: dict | None, row_b: dict | None) -> str:
+def pair_name(row_a: StepRow | None, row_b: StepRow | None) -> str:
     """A pair's name in the comparison: the step's own name in each run that has it."""
     if row_a is None or row_b is None:
-        return f"{step_name(row_a or row_b)} ({'A' if row_b is None else 'B'} only)"
+        alone = row_a or row_b
+        assert alone is not None, "match() pairs a step with None, never None with None"
+        return f"{step_name(alone)} ({'A' if row_b is None else 'B'} only)"
     name_a, name_b = step_name(row_a), step_name(row_b)
     return name_a if name_a == name_b else f"A: {name_a}, B: {name_b}"

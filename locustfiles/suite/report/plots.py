@@ -24,7 +24,7 @@ from locustfiles.suite.figures.time_split import TIME_SPLIT, locust_percent, tim
 DPI = 90
 # p99 is the widest line and lies lowest, p50 the thinnest and on top, so a lower percentile
 # that equals a higher one is drawn over it and stays visible.
-SERIES = {
+SERIES: dict[str, dict[str, Any]] = {  # each percentile's line: matplotlib's plot() keywords
     "p99": {"color": "tab:red", "marker": "s", "linestyle": "-", "linewidth": 2.6, "zorder": 2},
     "p95": {"color": "tab:orange", "marker": "o", "linestyle": "--", "linewidth": 1.8, "zorder": 3},
     "p50": {"color": "tab:blue", "marker": "^", "linestyle": ":", "linewidth": 1.4, "zorder": 4},

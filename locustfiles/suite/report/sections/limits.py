@@ -4,7 +4,7 @@ to them, and an overload run's refusals.
 
 from locustfiles.suite.core import refusals
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
-from locustfiles.suite.core.summary import Summary
+from locustfiles.suite.core.summary import Ceiling, Summary
 from locustfiles.suite.core.text import label, plural
 from locustfiles.suite.figures import scalability
 
@@ -16,8 +16,8 @@ def capacity(summary: Summary) -> dict:
         if capacity_rpm is not None
         else "No step held the thresholds."
     )
-    if interval := (summary.get("capacity_search") or {}).get("interval_rpm"):
-        search = summary["capacity_search"]
+    search = summary.get("capacity_search")
+    if search and (interval := search.get("interval_rpm")):
         verdict += (
             f" {fmt(interval[1])} RPM broke, so the knee is within {fmt(search['interval_pct'])} % above it"
             f" ({plural(search['probes'], 'probe')} after the climb broke; a step marked not judged"
@@ -27,7 +27,7 @@ def capacity(summary: Summary) -> dict:
         "capacity",
         "Capacity",
         text(verdict),
-        text(ceiling_words(summary.get("ceiling"))) if summary.get("ceiling") else None,
+        text(ceiling_words(at_ceiling)) if (at_ceiling := summary.get("ceiling")) else None,
         table(
             ["step", "target RPM", "achieved RPM", "p95", "held", "machine CPU %", "ceiling RPM"],
             [
@@ -49,14 +49,14 @@ def capacity(summary: Summary) -> dict:
     )
 
 
-def ceiling_words(found: dict) -> str:
+def ceiling_words(found: Ceiling) -> str:
     said = (
         f"The machine's ceiling at {found['step']}: {fmt(found['ceiling_rpm'])} RPM "
         f"({fmt(found['machine_cpu_percent'])} % busy of {found['cores'] * 100} %); "
         f"capacity ÷ ceiling = {found['ratio']:.2f}."
     )
-    broken = found.get("next_step") or {}
-    if broken.get("ratio"):
+    broken = found.get("next_step")
+    if broken and broken.get("ratio"):
         said += (
             f" At {broken['step']}, which broke ({fmt(broken['machine_cpu_percent'])} % busy): "
             f"{fmt(broken['ceiling_rpm'])} RPM; capacity ÷ that = {broken['ratio']:.2f}."
