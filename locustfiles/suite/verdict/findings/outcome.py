@@ -283,7 +283,10 @@ def audit_findings(summary: Summary) -> list[Finding]:
     found = [
         finding(
             "info",
-            f"Nothing lost: {plural(audit.get('successes') or 0, 'answered order')}, "
+            # The audit counts every order of the run; a newcomer set 4 answered orders beside a
+            # step table's 3 order requests (a warm-up or the seconds around the steps).
+            "Nothing lost over the whole run (the step tables count its measured steps only): "
+            f"{plural(audit.get('successes') or 0, 'answered order')}, "
             f"{audit.get('orders')} committed, {plural(audit.get('enrollments') or 0, 'enrollment')}.",
         ),
         *_payment_findings(paid),
