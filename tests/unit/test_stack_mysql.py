@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from stack import mysql
+from tests.support.processes import bystander
 from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,12 +74,14 @@ def test_a_port_another_program_holds_is_refused_before_a_datadir_is_made(privat
 
 def test_a_pid_file_naming_another_process_is_no_running_server(private, tmp_path):
     (tmp_path / "mysql").mkdir()
-    (tmp_path / "mysql/mysqld.pid").write_text(f"{os.getpid()}\n")
-    done = mysql_sh(private, "status")
-    assert (done.returncode, done.stderr) == (3, "mariadb: stopped\n")
-    done = mysql_sh(private, "down")
-    assert (done.returncode, done.stderr) == (0, "mariadb: not running\n")
-    assert not (tmp_path / "mysql/mysqld.pid").exists()
+    with bystander() as other:
+        (tmp_path / "mysql/mysqld.pid").write_text(f"{other.pid}\n")
+        done = mysql_sh(private, "status")
+        assert (done.returncode, done.stderr) == (3, "mariadb: stopped\n")
+        done = mysql_sh(private, "down")
+        assert (done.returncode, done.stderr) == (0, "mariadb: not running\n")
+        assert not (tmp_path / "mysql/mysqld.pid").exists()
+        assert other.poll() is None
 
 
 def test_an_unknown_command_is_refused_with_the_usage(private):

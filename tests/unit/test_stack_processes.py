@@ -16,6 +16,7 @@ import pytest
 from common.environment import BadSetting
 from stack import processes
 from stack.processes import StackError, StepFailed
+from tests.support.processes import bystander
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,11 +115,13 @@ def test_a_process_that_ignores_sigterm_is_killed_after_its_grace(family, capsys
 
 
 def test_stopping_what_does_not_run_says_so_and_removes_a_stale_pid_file(tmp_path, capsys):
-    stale = tmp_path / "ecommerce.pid"
-    stale.write_text(f"{os.getpid()}\n")  # a live process, but no ecommerce
-    processes.stop_pids([(stale, "ecommerce", "ecommerce"), (tmp_path / "none.pid", "rollup", "rollup")])
-    assert not stale.exists()
-    assert capsys.readouterr().err == "ecommerce: not running\nrollup: not running\n"
+    with bystander() as other:  # a live process, but no ecommerce
+        stale = tmp_path / "ecommerce.pid"
+        stale.write_text(f"{other.pid}\n")
+        processes.stop_pids([(stale, "ecommerce", "ecommerce"), (tmp_path / "none.pid", "rollup", "rollup")])
+        assert not stale.exists()
+        assert capsys.readouterr().err == "ecommerce: not running\nrollup: not running\n"
+        assert other.poll() is None  # never signalled
 
 
 def test_stopping_several_signals_all_first_so_that_their_stops_overlap(family):

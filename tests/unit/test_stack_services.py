@@ -14,6 +14,7 @@ import pytest
 
 from stack import commands, locusts, services, staff
 from stack.processes import StackError
+from tests.support.processes import bystander
 
 
 @pytest.fixture
@@ -171,29 +172,30 @@ def test_status_lists_each_load_run_with_its_locusts_and_down_stops_it(var_dir, 
     run_dir.mkdir()
     run = subprocess.Popen([sys.executable, "-c", LOAD_RUN, "locustfiles.suite.run"], stdout=subprocess.PIPE)
     worker = int(run.stdout.readline())
-    try:
-        (run_dir / f"suite-{run.pid}.pid").write_text(f"{run.pid}\nsmoke, headless\n")
-        (run_dir / "suite-1.pid").write_text(f"{os.getpid()}\nstale\n")  # names no load run
-        locusts.status(run_dir)
-        assert capsys.readouterr().err.splitlines() == [
-            "locust (make run): not running",
-            f"load run: smoke, headless (pid {run.pid})",
-            f"  locust worker: pid {worker}",
-        ]
-        assert not (run_dir / "suite-1.pid").exists()
-        locusts.stop(run_dir)
-        assert run.wait(timeout=5) == 3
-        assert capsys.readouterr().err.splitlines() == [
-            f"load run: stopping smoke, headless (pid {run.pid})",
-            f"load run: stopped (pid {run.pid})",
-        ]
-    finally:
-        for pid in (run.pid, worker):
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
-        run.wait()
+    with bystander() as stale:  # a live process, but no load run
+        try:
+            (run_dir / f"suite-{run.pid}.pid").write_text(f"{run.pid}\nsmoke, headless\n")
+            (run_dir / "suite-1.pid").write_text(f"{stale.pid}\nstale\n")
+            locusts.status(run_dir)
+            assert capsys.readouterr().err.splitlines() == [
+                "locust (make run): not running",
+                f"load run: smoke, headless (pid {run.pid})",
+                f"  locust worker: pid {worker}",
+            ]
+            assert not (run_dir / "suite-1.pid").exists()
+            locusts.stop(run_dir)
+            assert run.wait(timeout=5) == 3
+            assert capsys.readouterr().err.splitlines() == [
+                f"load run: stopping smoke, headless (pid {run.pid})",
+                f"load run: stopped (pid {run.pid})",
+            ]
+        finally:
+            for pid in (run.pid, worker):
+                try:
+                    os.kill(pid, 9)
+                except ProcessLookupError:
+                    pass
+            run.wait()
 
 
 def test_status_says_what_is_stopped(var_dir, monkeypatch, capsys):
