@@ -172,6 +172,9 @@ def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
     paid = arrivals // 2  # arrivals 1, 3, 5 ... of the plan
     assert summary["steps"][0]["requests"] == arrivals - paid  # the order row: free purchases
     endpoints = summary["endpoints"]["overall"]
+    # A request counts in the step it started in: the last journey's later requests may start
+    # after the step's end (once, on a busy machine, its order read), counted outside the plan.
+    outside = summary["outside_plan_requests"]
     for name in (
         paid_journey.PROCESSORS,
         paid_journey.BASKET,
@@ -179,8 +182,9 @@ def test_paid_purchases_are_made_through_the_processor_and_audited(paid_run):
         paid_journey.PAY_CONFIRM,
         paid_journey.ORDER_READ,
     ):
-        assert (endpoints[name]["requests"], endpoints[name]["failures"]) == (paid, 0), name
-    assert endpoints[paid_journey.BASKET]["statuses"] == {"201": paid}
+        made = endpoints[name]["requests"] + outside.get(name, 0)
+        assert (made, endpoints[name]["failures"]) == (paid, 0), (name, outside)
+    assert endpoints[paid_journey.BASKET]["statuses"] == {"201": endpoints[paid_journey.BASKET]["requests"]}
     payments = summary["audit"]["payments"]
     assert {k: payments[k] for k in ("paid_orders", "settled", "paid_enrollments", "accepted", "placed")} == {
         "paid_orders": paid,
