@@ -325,7 +325,10 @@ def test_capacity_narrows_the_knee_between_the_rate_that_held_and_the_one_that_b
     assert code == 0
     assert summary["warm_up"] is None
     judged = [(r["target_rpm"], r["held"]) for r in summary["steps"] if r.get("judged", True)]
-    assert judged == [(120, True), (240, True), (360, False), (300, True), (330, False)]
+    # The climb goes past RPM_MAX only while the machine is far from full: another suite or a
+    # build beside this test ends it at 240 (seen once under a load average of 8).
+    ceilings = [(r["target_rpm"], r.get("ceiling_rpm")) for r in summary["steps"]]
+    assert judged == [(120, True), (240, True), (360, False), (300, True), (330, False)], ceilings
     climbed_on = next(r for r in summary["steps"] if r["target_rpm"] == 360)
     assert climbed_on["ceiling_rpm"] > 360  # the machine was far from full
     assert summary["capacity_rpm"] == 300
