@@ -11,7 +11,7 @@ SHELL := /bin/bash
 include make/load-runs.mk
 export $(LOAD_SETTINGS)
 
-.PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench floor preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
@@ -88,6 +88,10 @@ fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation,
 bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat); JSON on the last line
 	@scripts/stack.sh up >/dev/null
 	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid) --json
+
+floor:  ## a free purchase's CPU per service against its floor (bare HTTP hops, its SQL replayed); RUN=<run folder>
+	@scripts/stack.sh up >/dev/null
+	@.venv/bin/python -m floor $(if $(RUN),--run "$(RUN)") --requests $(or $(FLOOR_REQUESTS),1000) --purchases $(or $(ORDERS),100)
 
 preload:  ## fill both databases as ORDERS (4000000) purchases would; resumes, extends
 	@scripts/bootstrap.sh && scripts/stack.sh up >/dev/null

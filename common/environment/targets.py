@@ -13,11 +13,27 @@ SECTION = Section(
             "ORDERS",
             None,
             "int",
-            "`make preload`: the purchases both databases should hold; `make bench`: the orders measured",
-            shown="4000000 (preload), 300 (bench)",
+            "`make preload`: the purchases both databases should hold; `make bench`: the orders measured; "
+            "`make floor` without RUN: the real purchases measured",
+            shown="4000000 (preload), 300 (bench), 100 (floor)",
         ),
         Variable(
             "PAID", None, "bool", "`make bench PAID=1`: a paid seat (`bench_order --paid`)", shown="unset"
+        ),
+        Variable(
+            "RUN",
+            None,
+            "str",
+            "`make floor`: a load run's folder: its CPU per purchase is the real figure, "
+            "floor.json goes there",
+            shown="unset: purchases made one after another",
+        ),
+        Variable(
+            "FLOOR_REQUESTS",
+            None,
+            "int",
+            "`make floor`: requests to each hop's bare handler, and replays of each service's statements",
+            shown="1000",
         ),
         Variable("FUZZ_EXAMPLES", None, "int", "`make fuzz`: examples per operation", shown="500"),
         Variable(

@@ -68,6 +68,7 @@ NOT_OURS = {
         "what a run or `make compare` writes into var/runs/",
     ),
     **dict.fromkeys(("matrix.json", "matrix.md"), "what scripts/config_matrix.py writes"),
+    "floor.json": "what `make floor` writes into a run folder or var/floor/",
     **dict.fromkeys(("basket.json", "pay.html"), "files the user writes in a documented shell example"),
     "haproxy.cfg": "the configuration rendered on a host from roles/haproxy/templates/haproxy.cfg.j2",
     "PLAYBOOK.yml": "a placeholder in scripts/cluster.sh's usage",

@@ -1,0 +1,5 @@
+import sys
+
+from floor.cli import main
+
+sys.exit(main())
