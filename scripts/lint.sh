@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-# The gunicorn.conf.py files are skipped (a dot in the module name); they import settings only.
+# The gunicorn.conf.py files are skipped (a dot in the module name); they import settings only
+# (floor's, floor.bare).
 .venv/bin/lint-imports --no-logo --no-cache 2>&1 | grep -v "too many dots in the name"
 # The types of common/ and the load suite ([tool.mypy]; its cache under var/ keeps this quick).
 .venv/bin/mypy

@@ -1,6 +1,6 @@
-"""Issue 30's limits on the load suite's shape, held since issue 46 to the services' and the
-stack's code too: no module a reader must scroll through (over 400 lines) and no function over
-60 lines, but those named here with the reason they remain."""
+"""Issue 30's limits on the load suite's shape, held since issue 46 to the services', the stack's
+and the floor's code too: no module a reader must scroll through (over 400 lines) and no
+function over 60 lines, but those named here with the reason they remain."""
 
 import ast
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "locustfiles"
 PACKAGE = "locustfiles.suite"
-MEASURED = (SUITE, ROOT / "common", ROOT / "lms_stub", ROOT / "ecommerce", ROOT / "stack")
+MEASURED = (SUITE, ROOT / "common", ROOT / "lms_stub", ROOT / "ecommerce", ROOT / "stack", ROOT / "floor")
 MODULE_LINES = 400
 FUNCTION_LINES = 60
 # path relative to the checkout (and function name): why it is still over the limit.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("common", "ecommerce", "lms_stub", "locustfiles", "settings", "stack")
+PACKAGES = ("common", "ecommerce", "floor", "lms_stub", "locustfiles", "settings", "stack")
 LAYERS = "the load suite's layers import one way, from core up to run"
 
 
@@ -68,6 +68,16 @@ def test_the_tree_as_it_is_keeps_every_contract(tree):
             "stack/probe.py",
             "import settings.effective",
             "the stack imports neither service, nor the load suite, nor the settings",
+        ),
+        (
+            "floor/probe.py",
+            "from lms_stub.commerce import ecommerce_client",
+            "the floor imports neither service",
+        ),
+        (
+            "locustfiles/suite/tools/probe.py",
+            "from floor import canned",
+            "nothing imports the floor",
         ),
         (
             "ecommerce/probe.py",
