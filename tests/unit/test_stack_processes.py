@@ -201,7 +201,9 @@ def test_the_stack_imports_the_standard_library_and_the_environments_table_only(
 def test_the_stack_runs_without_the_virtualenv():
     """Without site-packages (-S) and from no folder but the checkout: `make status` and `make
     down` on a machine that has no virtualenv yet."""
-    clean = {**os.environ, "PYTHONPATH": str(ROOT), "VAR_DIR": "/nonexistent/var"}
+    # Nothing of make test's own MariaDB (test.sh exports its MYSQL_DIR and port).
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("MYSQL_")}
+    clean = {**inherited, "PYTHONPATH": str(ROOT), "VAR_DIR": "/nonexistent/var"}
     urls = subprocess.run(
         [sys.executable, "-S", "-P", "-m", "stack", "urls"], env=clean, capture_output=True, text=True
     )
