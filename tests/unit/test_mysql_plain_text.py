@@ -8,7 +8,7 @@ suite's monitoring connections alike."""
 import pytest
 from django.db import connection
 
-from locustfiles.suite.stack.mysql import mysql_connect
+from common.monitor_account import mysql_connect
 
 pytestmark = pytest.mark.django_db
 

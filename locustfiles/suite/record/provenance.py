@@ -16,9 +16,9 @@ from pathlib import Path
 
 import psutil
 
+from common.monitor_account import mysql_connect
 from locustfiles.suite.core.learner_settings import LOAD_DEFAULTS, load_settings
 from locustfiles.suite.stack.commands import ROOT
-from locustfiles.suite.stack.mysql import mysql_connect
 
 __all__ = ["LOAD_DEFAULTS", "collect", "git", "load_settings", "machine", "services", "versions"]
 

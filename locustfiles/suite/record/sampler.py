@@ -19,9 +19,9 @@ import pymysql
 from common import worker_counts
 from common.environment import get
 from common.hostreadings import SERVICE_GROUPS, machine_busy_seconds
+from common.monitor_account import mysql_connect
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.hosts import host_percent, read_hosts
-from locustfiles.suite.stack.mysql import mysql_connect
 
 GROUPS = {  # name: (pid file under VAR_DIR, with children)
     "ecommerce": ("run/ecommerce.pid", True),

@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 
 from common.contract import preload_plan as plan
 from common.environment import get
+from common.monitor_account import mysql_connect
 from locustfiles.suite.stack import commands
-from locustfiles.suite.stack.mysql import mysql_connect
 from locustfiles.suite.verdict import facts
 
 DEFAULT_ORDERS = 4_000_000

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from common.environment import get
+from common.monitor_account import mysql_connect
 from locustfiles.suite.stack import commands
-from locustfiles.suite.stack.mysql import mysql_connect
 
 TIMEOUT_SECONDS = 600
 

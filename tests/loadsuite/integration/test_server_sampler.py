@@ -8,9 +8,9 @@ as in a run."""
 import gevent
 import pytest
 
+from common.monitor_account import mysql_connect
 from locustfiles.suite.record.digests import digest_report
 from locustfiles.suite.record.sampler import COUNTERS, ServerSampler
-from locustfiles.suite.stack.mysql import mysql_connect
 from locustfiles.suite.verdict import facts
 from tests.loadsuite.conftest import DATABASES
 

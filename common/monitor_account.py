@@ -1,5 +1,6 @@
-"""The suite's MySQL connection: the monitoring account the readings, the audit's facts, the
-preload and the run's provenance use."""
+"""A MySQL connection as the monitoring account: the load suite's readings, the audit's facts, the
+preload and the run's provenance use it, and so does the machine's calibration (common/calibration)
+that `make bench` takes too, which is why it lives here and not in the suite."""
 
 import pymysql
 
