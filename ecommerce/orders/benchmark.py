@@ -14,6 +14,11 @@ Queries are the SQL statements Django sends, without the BEGIN/COMMIT/ROLLBACK m
 logs for transaction control; SAVEPOINT statements count as queries. Commits are the COMMITs
 Django issued for the order (the tests check the same figure against MariaDB's Com_commit).
 Row-lock waits and connections opened are MariaDB's global counters over the run.
+
+The machine's calibration (common/calibration) is taken just before and just after the
+measured orders; CPU per order is given in its unit too (``cpu_cal_per_order``: the order's CPU
+over the calibration's), which stays put when the machine's speed drifts and the milliseconds
+do not.
 """
 
 import json
@@ -27,6 +32,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from oscar.core.loading import get_model
 
+from common import calibration
 from common.contract import cybersource, paths
 from common.contract.courses import PAID_MODE, catalogue, free_seats
 from common.contract.statuses import ORDER
@@ -116,7 +122,11 @@ def _global_status(name: str) -> int:
         return int(cursor.fetchone()[1])
 
 
-def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = False) -> dict:
+def measure(
+    orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = False, calibrate: bool = True
+) -> dict:
+    """The figures of ``orders`` purchases after ``warmup`` ones; with ``calibrate``, the
+    machine's calibration before and after them and CPU per order in its unit."""
     mode = (PAID_MODE,) if paid else None
     skus = [seat.sku for seat in (catalogue(courses, mode) if paid else free_seats(courses))]
     buyer = Buyer()
@@ -128,6 +138,7 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = 
     for i in range(warmup):
         purchase(buyer, name(f"w{i}"), skus[i % len(skus)], paid)
 
+    before = calibration.attempt() if calibrate else None
     lock_waits, connects = _global_status("Innodb_row_lock_waits"), _global_status("Connections")
     close_old_connections()
     parts: list[Purchase] = []
@@ -138,6 +149,7 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = 
         parts.append(measured)
         numbers.append(number)
     cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
+    after = calibration.attempt() if calibrate else None
     failures = len(numbers) - _complete(numbers) if paid else numbers.count(None)
     result = {
         "orders": orders,
@@ -150,18 +162,16 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = 
         "cpu_ms_per_order": round(cpu * 1000 / orders, 2),
         "wall_ms_per_order": round(wall * 1000 / orders, 2),
     }
+    if calibrate:
+        result["calibration"] = sitting = calibration.sitting(before, after)
+        result["cpu_cal_per_order"] = calibration.in_units(cpu * 1000 / orders, sitting["ms"])
     if paid:  # the two requests apart
         for part in ("checkout", "notification"):
             result[f"queries_per_{part}"] = _per(parts, "queries", orders, part)
             result[f"commits_per_{part}"] = _per(parts, "commits", orders, part)
             result[f"cpu_ms_per_{part}"] = round(sum(p.cpu.get(part, 0.0) for p in parts) * 1000 / orders, 2)
 
-    # The same seat path for a learner the service already knows (no user insert).
-    known = name("known")
-    purchase(buyer, known, skus[0], paid)
-    other = (catalogue(max(courses, 2), mode) if paid else free_seats(max(courses, 2)))[1].sku
-    measured, _ = purchase(buyer, known, other, paid)
-    result["queries_per_order_known_learner"] = sum(measured.queries.values())
+    result["queries_per_order_known_learner"] = _known_learner_queries(buyer, name("known"), courses, paid)
     result.update(
         driver=settings.MYSQL_DRIVER,
         pool=settings.DATABASES["default"]["ENGINE"],
@@ -169,6 +179,18 @@ def measure(orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = 
         courses=courses,
     )
     return result
+
+
+def _known_learner_queries(buyer: Buyer, username: str, courses: int, paid: bool) -> int:
+    """The queries of the same seat path for a learner the service already knows (no user
+    insert): ``username`` buys a seat, then another."""
+    mode = (PAID_MODE,) if paid else None
+    first, other = [
+        seat.sku for seat in (catalogue(max(courses, 2), mode) if paid else free_seats(max(courses, 2)))
+    ][:2]
+    purchase(buyer, username, first, paid)
+    measured, _ = purchase(buyer, username, other, paid)
+    return sum(measured.queries.values())
 
 
 def _per(parts: list[Purchase], figure: str, orders: int, part: str | None = None) -> float:

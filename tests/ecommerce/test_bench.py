@@ -1,5 +1,6 @@
 """bench_order (make bench): what a purchase costs, in-process against a real lms_stub, for a
-free seat and for a paid one (the checkout, then the processor's notification)."""
+free seat and for a paid one (the checkout, then the processor's notification), with the
+machine's calibration before and after (common/calibration) and CPU in its unit."""
 
 import io
 import json
@@ -40,3 +41,19 @@ def test_make_bench_paid_prints_one_json_line(lms, seats):
     assert len(lines) == 1
     result = json.loads(lines[0])
     assert result["paid"] is True and result["failures"] == 0
+
+
+def test_make_bench_prints_cpu_per_order_in_calibration_units_beside_the_ms(lms, seats):
+    out, err = io.StringIO(), io.StringIO()
+    call_command("bench_order", "--orders", "3", "--warmup", "1", "--json", stdout=out, stderr=err)
+    result = json.loads(out.getvalue().strip())
+    sitting = result["calibration"]
+    assert sitting["before"]["ms"] > 0 and sitting["after"]["ms"] > 0 and "error" not in sitting
+    assert sitting["ms"] == pytest.approx((sitting["before"]["ms"] + sitting["after"]["ms"]) / 2, abs=0.001)
+    assert result["cpu_cal_per_order"] == pytest.approx(result["cpu_ms_per_order"] / sitting["ms"], rel=0.01)
+    # Beside the JSON line, on stderr: the same figures in words.
+    line = err.getvalue().strip().splitlines()[-1]
+    assert line.startswith(
+        f"CPU per order: {result['cpu_ms_per_order']} ms = {result['cpu_cal_per_order']} cal; "
+        f"1 cal = {sitting['ms']:.2f} ms of CPU ({sitting['before']['ms']:.2f} ms before, "
+    )

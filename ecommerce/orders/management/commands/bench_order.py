@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from common import calibration
 from ecommerce.orders.benchmark import measure
 
 
@@ -9,7 +10,9 @@ class Command(BaseCommand):
     help = (
         "Measure a one-seat checkout with fulfilment in-process (the LMS must be up): queries, "
         "commits, row-lock waits, connections opened and CPU per order; with --paid, a paid seat "
-        "paid through the processor's notification. The last line of output is one JSON object."
+        "paid through the processor's notification; CPU per order also in calibration units (cal: "
+        "the machine's calibration, taken before and after the orders). The last line of output is "
+        "one JSON object."
     )
 
     def add_arguments(self, parser):
@@ -33,7 +36,19 @@ class Command(BaseCommand):
         if not json:
             for key, value in result.items():
                 self.stdout.write(f"{key:>34}: {value}")
+        # Beside the JSON line; with --json on stderr (not in its error colour): stdout stays that line.
+        if json:
+            self.stderr.write(calibrated(result), style_func=str)
+        else:
+            self.stdout.write(calibrated(result))
         self.stdout.write(_dumps(result))
+
+
+def calibrated(result: dict) -> str:
+    """CPU per order in ms and in calibration units, and the unit in words."""
+    sitting = result["calibration"]
+    in_units = "" if result["cpu_cal_per_order"] is None else f" = {result['cpu_cal_per_order']} cal"
+    return f"CPU per order: {result['cpu_ms_per_order']} ms{in_units}; {calibration.described(sitting)}"
 
 
 def _dumps(result: dict) -> str:
