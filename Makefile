@@ -85,9 +85,11 @@ FUZZ_SEED ?=
 fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation, FUZZ_SEED (random)
 	@FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) SUITES=schema scripts/test.sh
 
-bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat); JSON on the last line
+# CALLGRIND=1: instructions per order under valgrind instead (10 orders: Python runs some fifty
+# times slower there, and the count per order hardly moves from one order to the next).
+bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat, CALLGRIND=1: instructions per order); JSON on the last line
 	@scripts/stack.sh up >/dev/null
-	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),300) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid) --json
+	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),$(if $(filter-out 0 false,$(CALLGRIND)),10,300)) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid)$(if $(filter-out 0 false,$(CALLGRIND)), --callgrind) --json
 
 floor:  ## a free purchase's CPU per service against its floor (bare HTTP hops, its SQL replayed); RUN=<run folder>
 	@scripts/stack.sh up >/dev/null

@@ -15,10 +15,18 @@ SECTION = Section(
             "int",
             "`make preload`: the purchases both databases should hold; `make bench`: the orders measured; "
             "`make floor` without RUN: the real purchases measured",
-            shown="4000000 (preload), 300 (bench), 100 (floor)",
+            shown="4000000 (preload), 300 (bench), 10 (bench with CALLGRIND=1), 100 (floor)",
         ),
         Variable(
             "PAID", None, "bool", "`make bench PAID=1`: a paid seat (`bench_order --paid`)", shown="unset"
+        ),
+        Variable(
+            "CALLGRIND",
+            None,
+            "bool",
+            "`make bench CALLGRIND=1`: instructions per order under valgrind's callgrind, two runs that "
+            "must agree within 1 % (`bench_order --callgrind`; the bench process only, not MariaDB's side)",
+            shown="unset",
         ),
         Variable(
             "RUN",

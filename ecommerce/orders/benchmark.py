@@ -36,6 +36,7 @@ from common import calibration
 from common.contract import cybersource, paths
 from common.contract.courses import PAID_MODE, catalogue, free_seats
 from common.contract.statuses import ORDER
+from ecommerce.orders import instructions
 
 Order = get_model("order", "Order")
 
@@ -123,10 +124,16 @@ def _global_status(name: str) -> int:
 
 
 def measure(
-    orders: int = 200, warmup: int = 20, courses: int = 1, paid: bool = False, calibrate: bool = True
+    orders: int = 200,
+    warmup: int = 20,
+    courses: int = 1,
+    paid: bool = False,
+    calibrate: bool = True,
+    marks: bool = False,
 ) -> dict:
     """The figures of ``orders`` purchases after ``warmup`` ones; with ``calibrate``, the
-    machine's calibration before and after them and CPU per order in its unit."""
+    machine's calibration before and after them and CPU per order in its unit; with ``marks``,
+    the measured orders marked out for callgrind (instructions.py)."""
     mode = (PAID_MODE,) if paid else None
     skus = [seat.sku for seat in (catalogue(courses, mode) if paid else free_seats(courses))]
     buyer = Buyer()
@@ -141,14 +148,7 @@ def measure(
     before = calibration.attempt() if calibrate else None
     lock_waits, connects = _global_status("Innodb_row_lock_waits"), _global_status("Connections")
     close_old_connections()
-    parts: list[Purchase] = []
-    numbers: list[str | None] = []
-    started_cpu, started = time.process_time(), time.perf_counter()
-    for i in range(orders):
-        measured, number = purchase(buyer, name(i), skus[i % len(skus)], paid)
-        parts.append(measured)
-        numbers.append(number)
-    cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
+    parts, numbers, cpu, wall = _measured(buyer, [name(i) for i in range(orders)], skus, paid, marks)
     after = calibration.attempt() if calibrate else None
     failures = len(numbers) - _complete(numbers) if paid else numbers.count(None)
     result = {
@@ -191,6 +191,26 @@ def _known_learner_queries(buyer: Buyer, username: str, courses: int, paid: bool
     purchase(buyer, username, first, paid)
     measured, _ = purchase(buyer, username, other, paid)
     return sum(measured.queries.values())
+
+
+def _measured(
+    buyer: Buyer, names: list[str], skus: list[str], paid: bool, marks: bool
+) -> tuple[list[Purchase], list[str | None], float, float]:
+    """A purchase by each of ``names`` (the seats in turn): what each cost, the order numbers,
+    and the CPU and wall seconds of them all; with ``marks``, marked out for callgrind."""
+    parts: list[Purchase] = []
+    numbers: list[str | None] = []
+    if marks:
+        instructions.start_counting()
+    started_cpu, started = time.process_time(), time.perf_counter()
+    for i, username in enumerate(names):
+        measured, number = purchase(buyer, username, skus[i % len(skus)], paid)
+        parts.append(measured)
+        numbers.append(number)
+    cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
+    if marks:
+        instructions.stop_counting()
+    return parts, numbers, cpu, wall
 
 
 def _per(parts: list[Purchase], figure: str, orders: int, part: str | None = None) -> float:

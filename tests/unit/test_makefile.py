@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def expanded(*args: str, **env: str) -> str:
-    environment = {k: v for k, v in os.environ.items() if k not in ("COURSES", "ORDERS", "PAID")}
+    environment = {k: v for k, v in os.environ.items() if k not in ("COURSES", "ORDERS", "PAID", "CALLGRIND")}
     environment.update(env)
     done = subprocess.run(["make", "-n", *args], cwd=ROOT, env=environment, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -28,6 +28,13 @@ def expanded(*args: str, **env: str) -> str:
         (("bench",), {"COURSES": "3"}, "--orders 300 --courses 3 --json"),
         (("bench", "PAID=1"), {}, "--orders 300 --courses 1 --paid --json"),
         (("bench", "PAID=0"), {}, "--orders 300 --courses 1 --json"),
+        (("bench", "CALLGRIND=1"), {}, "--orders 10 --courses 1 --callgrind --json"),
+        (
+            ("bench", "CALLGRIND=1", "ORDERS=4", "PAID=1"),
+            {},
+            "--orders 4 --courses 1 --paid --callgrind --json",
+        ),
+        (("bench", "CALLGRIND=0"), {}, "--orders 300 --courses 1 --json"),
     ],
 )
 def test_bench_gets_its_sizes_with_defaults(args, env, expected):
