@@ -5,6 +5,7 @@ issue 12's summary.json contract defines them."""
 
 import random
 
+from common import calibration
 from locustfiles.suite import profiles
 from locustfiles.suite.core import catalogue, names
 from locustfiles.suite.core.histogram import nearest_rank
@@ -204,6 +205,26 @@ def cpu_summary(machine_cpu=150.0, **kwargs):
     tests)."""
     p, recorder, _, log = recorded(reads=kwargs.pop("reads", 0))
     return summary_for(p, recorder, log=log, machine_cpu=machine_cpu, **kwargs)
+
+
+def calibration_of(ms: float) -> dict:
+    """A calibration (common/calibration) whose ms is ``ms``."""
+    return {
+        "ms": ms,
+        "python_ms": round(ms * 0.8, 4),
+        "sql_ms": round(ms * 0.2, 4),
+        "wall_ms": ms * 1.3,
+        "rounds": 100,
+    }
+
+
+def calibrated(summary: dict, before: float, after: float | None = None) -> dict:
+    """The summary with the machine's calibrations before and after its load (schema 9): ``before``
+    ms, and ``after`` (the same when not given), and its CPU per purchase in their unit."""
+    sitting = calibration.sitting(calibration_of(before), calibration_of(before if after is None else after))
+    summary["calibration"] = sitting
+    summary["cpu_cal_per_purchase"] = cpu.calibrated(summary["cpu_ms_per_purchase"], sitting)
+    return summary
 
 
 def with_settings(summary: dict, env: dict) -> dict:

@@ -12,6 +12,8 @@ A number is ``float`` (JSON's number: an integer is one too); ``Any`` is any JSO
 
 from typing import Any, Final, Literal, NotRequired, TypedDict
 
+from common.calibration import Sitting
+
 # 1: the keys summary.json had when the schema was first published (issue 30), plus this one.
 # 2: capacity's ceiling (a step's ceiling_rpm, the summary's ceiling) and a step's
 #    worker_cpu_percent (issue 29).
@@ -26,7 +28,8 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 # 7: settings, the run's settings as given and as resolved (issue 43).
 # 8: nothing written twice; the verdict's failures, each with its kind, and where its
 #    thresholds were judged (thresholds_at) (issue 46).
-SCHEMA_VERSION = 8
+# 9: calibration (the machine's, at the start and end) and cpu_cal_per_purchase (issue 45).
+SCHEMA_VERSION = 9
 
 # What a run failed for (a Failure's kind): readers decide by these, never by a failure's words.
 THRESHOLDS: Final = "thresholds"  # thresholds broken; about: their scope (None: thresholds_at's)
@@ -351,6 +354,8 @@ class Summary(TypedDict):
     profile_sections: list[str]
     cpu_accounting: CpuAccounting
     cpu_ms_per_purchase: dict[str, float | None]
+    calibration: NotRequired[Sitting]  # common/calibration: before the load and after it
+    cpu_cal_per_purchase: NotRequired[dict[str, float | None]]  # CPU ms over its ms: "cal"
     audit: Audit
     db: Db
     sql: Sql

@@ -16,11 +16,16 @@ A purchase is a learner's purchase completed (results.successes, per step): a fr
 2xx by the LMS, a paid one whose order was read back 200, by the step its request started in.
 The paid journey costs more than a free one, so the figure is per purchase of the run's mix.
 A step without a purchase has null figures, never a division by zero.
+
+The run's figures are also given in calibration units (``calibrated``): CPU ms over the ms of the
+machine's calibration taken before the load and after it (common/calibration), which this
+machine's drift in speed moves as it moves the milliseconds.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from common import calibration
 from locustfiles.suite.core.names import ORDER_ENDPOINT, SUCCESS_FOR_AUDIT
 from locustfiles.suite.core.summary import CpuAccounting, StepRow, Summary
 from locustfiles.suite.figures import results
@@ -132,6 +137,27 @@ def run_accounting(rows: Sequence[StepRow], weights: Mapping[str, int] | None = 
         "cpu_ms": used,
         "cpu_ms_per_purchase": per_purchase(used, free + paid),
     }
+
+
+def calibrated(
+    per_purchase: Mapping[str, float | None], sitting: calibration.Sitting | None
+) -> dict[str, float | None]:
+    """Each key's CPU per purchase in calibration units ("cal"): its ms over the calibration's;
+    None where either is missing."""
+    ms = sitting["ms"] if sitting else None
+    return {key: calibration.in_units(value, ms) for key, value in per_purchase.items()}
+
+
+def calibrated_words(summary: Summary) -> str | None:
+    """The services' CPU per purchase in calibration units and the unit in words: "2.31 cal per
+    purchase for the services; 1 cal = 4.41 ms of CPU (4.36 ms before, 4.46 ms after: +2.3 %)",
+    before and after the load; None for a run without a calibration (older runs)."""
+    sitting = summary.get("calibration")
+    if sitting is None:
+        return None
+    services = (summary.get("cpu_cal_per_purchase") or {}).get("services")
+    per_purchase = "" if services is None else f"{services:g} cal per purchase for the services; "
+    return per_purchase + calibration.described(sitting)
 
 
 def mix_words(mix: dict) -> str:

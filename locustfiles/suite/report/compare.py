@@ -11,8 +11,10 @@ samples enough for that percentile (figures/results.thin, the report's † rule;
 slowest request alone, never). Two runs of the same configuration on this machine differed by
 up to about 8 % (docs/decisions/README.md), so smaller differences say nothing. The settings and the
 stack's configuration that differ follow as a table (setting, A, B). When both runs measured
-it, each process group's CPU ms per purchase over the run follows, A to B (significant at
-NOISE_PCT percent). The comparison goes to var/runs/<timestamp>-compare/ (compare.json,
+it, each process group's CPU per purchase over the run follows, A to B (significant at
+NOISE_PCT percent): in calibration units where both runs calibrated the machine, and then the
+ms are shown unjudged; a banner says when the machines' calibrations differ
+(report/calibrated.py). The comparison goes to var/runs/<timestamp>-compare/ (compare.json,
 compare.md, and compare.html: the same sections of the report model with plots of their own,
 inline) and its path is the last line printed.
 """
@@ -21,7 +23,7 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from common.environment import get
 from locustfiles.suite.core import run_folders
@@ -41,7 +43,7 @@ from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.figures.cpu import BALANCER, SERVICES
 from locustfiles.suite.figures.cpu import KEYS as CPU_KEYS
 from locustfiles.suite.figures.results import TAIL_SAMPLES, thin
-from locustfiles.suite.report import HTML, configuration, loads, plots, versus
+from locustfiles.suite.report import HTML, calibrated, configuration, loads, plots, versus
 from locustfiles.suite.verdict.noise import NOISE_MS, NOISE_PCT, delta
 
 KEYS = PERCENTILE_KEYS  # the figures compared
@@ -69,6 +71,7 @@ def compare(a: Summary, b: Summary, noise_pct: float = NOISE_PCT, noise_ms: floa
     rows = [_row(loads.pair_name(row_a, row_b), row_a or {}, row_b or {}, *floor) for row_a, row_b in pairs]
     overall = _row("all", a["overall"], b["overall"], *floor, judged=not differ)
     differing = configuration.differing(a, b)
+    in_cal = cpu_per_purchase(a, b, noise_pct, judged=not differ, figure=calibrated.FIGURE)
     return {
         "a": {"profile": a["profile"], "started": a["started"], "config": a["config"]},
         "b": {"profile": b["profile"], "started": b["started"], "config": b["config"]},
@@ -79,7 +82,9 @@ def compare(a: Summary, b: Summary, noise_pct: float = NOISE_PCT, noise_ms: floa
         "steps": rows,
         "overall": overall,
         "significant": sum(1 for row in [*rows, overall] for key in KEYS if row[key]["significant"]),
-        "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct, judged=not differ),
+        "machines": calibrated.machines(a, b),
+        "cpu_cal_per_purchase": in_cal,  # judged where both have it, the ms then not
+        "cpu_ms_per_purchase": cpu_per_purchase(a, b, noise_pct, judged=not differ and in_cal is None),
         "cpu_purchases": [_purchases(a), _purchases(b)],
     }
 
@@ -149,13 +154,17 @@ CPU_MIN_PURCHASES = 200
 
 
 def cpu_per_purchase(
-    a: Summary, b: Summary, noise_pct: float = NOISE_PCT, judged: bool = True
+    a: Summary,
+    b: Summary,
+    noise_pct: float = NOISE_PCT,
+    judged: bool = True,
+    figure: Literal["cpu_ms_per_purchase", "cpu_cal_per_purchase"] = "cpu_ms_per_purchase",
 ) -> dict | None:
-    """Each group's CPU ms per purchase, A against B, when both runs measured it; a change is
-    significant at noise_pct % (the milliseconds floor is for response times, not CPU), for
-    the services' groups (CPU_JUDGED), where both runs counted CPU_MIN_PURCHASES purchases,
-    and only where ``judged`` (the same load)."""
-    found_a, found_b = a.get("cpu_ms_per_purchase"), b.get("cpu_ms_per_purchase")
+    """Each group's CPU per purchase (``figure``: in ms, or in cal), A against B, when both runs
+    measured it; a change is significant at noise_pct % (the milliseconds floor is for response
+    times, not CPU), for the services' groups (CPU_JUDGED), where both runs counted
+    CPU_MIN_PURCHASES purchases, and only where ``judged`` (the same load)."""
+    found_a, found_b = a.get(figure), b.get(figure)
     if not found_a or not found_b:
         return None
     found = {key: delta(found_a.get(key), found_b.get(key), noise_pct, 0) for key in CPU_KEYS}
@@ -259,7 +268,7 @@ def _runs(result: dict, a_path: str, b_path: str) -> dict:
 
 
 def _cpu_section(result: dict) -> dict:
-    found = result.get("cpu_ms_per_purchase")
+    found, in_cal = result.get("cpu_ms_per_purchase"), result.get("cpu_cal_per_purchase")
     title = "CPU per purchase over the run (ms of CPU)"
     if not found:
         return section("cpu", title, text("CPU per purchase: not compared (not measured in both runs)."))
@@ -270,10 +279,13 @@ def _cpu_section(result: dict) -> dict:
         judged = f"not judged: {fewest} purchases in a run, under {CPU_MIN_PURCHASES}"
     else:
         judged = f"! at ≥ {result['noise_floor']['pct']:g} % for the services' groups"
-    caption = f"CPU ms per purchase, the whole run (each cell: A → B; {judged}):"
+    in_ms = "not judged: in cal above" if in_cal else judged
+    caption = f"CPU ms per purchase, the whole run (each cell: A → B; {in_ms}):"
     return section(
         "cpu",
         title,
+        text(calibrated.summary_line(result)),
+        calibrated.cal_table(in_cal, judged) if in_cal else None,
         table(list(CPU_KEYS), [[_cpu(found[key]) for key in CPU_KEYS]], caption=caption),
         image("cpu.png", "CPU ms per purchase of each process group, A beside B"),
     )
@@ -284,6 +296,7 @@ def sections(result: dict, a_path: str, b_path: str) -> list[dict]:
     every = [*result["steps"], result["overall"]]
     found = [
         _loads_differ(result),
+        calibrated.banner(result),
         _runs(result, a_path, b_path),
         section(
             "percentiles",

@@ -12,6 +12,7 @@ from locustfiles.suite.core.names import ORDER_ENDPOINT
 from locustfiles.suite.core.summary import THRESHOLDS_AT_BROKE_STEP, Audit, Summary
 from locustfiles.suite.core.text import payment_words, plural
 from locustfiles.suite.figures import results, scalability
+from locustfiles.suite.figures.cpu import calibrated_words
 from locustfiles.suite.report.sections import traffic
 
 COLUMNS = (  # header, key, width
@@ -89,24 +90,27 @@ def client_lines(client: dict) -> list[str]:
     return out
 
 
-def cpu_line(summary: Summary) -> str | None:
-    """The run's CPU ms per purchase: the services' total and split, Locust, the machine."""
+def cpu_lines(summary: Summary) -> list[str]:
+    """The run's CPU ms per purchase: the services' total and split, Locust, the machine; and
+    under it, for a calibrated run, the services' in calibration units."""
     figures = summary.get("cpu_ms_per_purchase")
     if not figures:
-        return None
+        return []
     if figures.get("services") is None:
-        return f"CPU per purchase: {DASH} (no purchase completed in the steps)"
+        return [f"CPU per purchase: {DASH} (no purchase completed in the steps)"]
 
     def ms(key: str) -> str:
         return fmt(figures.get(key))
 
     mix = (summary.get("cpu_accounting") or {}).get("mix") or {}
     over = f" ({mix.get('free', 0)} free + {mix.get('paid', 0)} paid purchases)" if mix else ""
-    return (
+    calibrated = calibrated_words(summary)
+    return [
         f"CPU per purchase: services {ms('services')} ms = ecommerce {ms('ecommerce')} + lms_stub "
         f"{ms('lms_stub')} + mariadb {ms('mariadb')} + rollup {ms('rollup')}; Locust {ms('locust')}, "
-        f"other {ms('other')}, machine {ms('machine')}{over}"
-    )
+        f"other {ms('other')}, machine {ms('machine')}{over}",
+        *([f"  in calibration units: {calibrated}"] if calibrated else []),
+    ]
 
 
 def lines(summary: Summary) -> list[str]:
@@ -160,9 +164,7 @@ def lines(summary: Summary) -> list[str]:
     if SCHEDULED[0] in steps["headers"]:
         out.append("(p95 sched: from each purchase's due time, as the arrivals were scheduled)")
     out.append("")
-    cpu = cpu_line(summary)
-    if cpu:
-        out.append(cpu)
+    out += cpu_lines(summary)
     out.append(audit_line(summary["audit"]))
     if summary.get("client"):
         out += client_lines(summary["client"])

@@ -1,10 +1,11 @@
 """The end of a test in the process that keeps the results: read what the run left (the
-services' statements first, then the profile's settling, the audit, the profile's own reading),
-summarise and judge it (run/summary.py). ``run`` is the keeper (run/keeper.py); report.write
-and the exit code are its own."""
+services' statements first, then the machine's calibration, the profile's settling, the audit,
+the profile's own reading), summarise and judge it (run/summary.py). ``run`` is the keeper
+(run/keeper.py); report.write and the exit code are its own."""
 
 import json
 
+from common import calibration
 from common.environment import given
 from locustfiles.suite.core.learner_settings import mix_settings
 from locustfiles.suite.core.names import START_FILE
@@ -21,6 +22,8 @@ def summarise(run, finished: float) -> Summary:
     # The services' statements, read first: chaos's retries and the audit's look-ups run the
     # services' own commands in their schemas, which the digests cannot tell from requests.
     sql = run.sampler.statements(run.digests_before)
+    # As soon as the load is over, before the settling and the audit add work of their own.
+    calibrated = calibration.sitting(run.calibrated_before, calibration.attempt(run.env))
     settled = run.profile.settle(run)  # before the audit: chaos retries what it left
     audited = audited_counts(run, summaries.successes(run.profile, run.recorder))
     # The learners' configured mix, beside the measured one (edX's client has its own).
@@ -36,6 +39,7 @@ def summarise(run, finished: float) -> Summary:
         behind_balancer=bool(run.balancer),
         profile=run.profile.read(run),  # what the profile reads after the audit
         settings=run.profile.run_settings(run.env).record(),
+        calibration=calibrated,
     )
     summary = summaries.measured(run.profile, recorded, read)
     run_provenance = provenance.collect(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import gevent
 
+from common import calibration
 from common.environment import get, given
 from locustfiles.suite import profiles, report
 from locustfiles.suite.core import run_folders, thresholds
@@ -67,6 +68,7 @@ class KeptRun(LoadRun):
         self.greenlets: list = []
         self.answered_count = 0
         self.git_at_start: dict | None = None
+        self.calibrated_before: calibration.Calibration | str | None = None  # calibration.attempt's
 
     def take(self, profile: str, env) -> None:
         """Make the next test ``profile``'s run in environment ``env``, as `make <profile>`
@@ -118,6 +120,9 @@ class KeptRun(LoadRun):
             self.answered_count += len(numbers)
 
     def on_test_start(self, environment, **_):
+        # The machine's speed before any load (finish.py takes it again after): a second, and
+        # its statements come before the counters and digests the run reads are first read.
+        self.calibrated_before = calibration.attempt(self.env)
         now = time.time()
         if self.environment.shape_class is None and not self.plan.follows_users:
             # The web UI's form (or -u) sets the users, not the profile's shape: say so.

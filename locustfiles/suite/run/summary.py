@@ -11,6 +11,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import cast
 
+from common.calibration import Sitting
 from locustfiles.suite.core.plan import Plan
 from locustfiles.suite.core.summary import (
     AUDIT,
@@ -56,6 +57,7 @@ class Read:
     behind_balancer: bool = False  # BALANCER_STATS_URL: HAProxy's counts in every step
     profile: dict = field(default_factory=dict)  # what the profile read (Behaviour.read)
     settings: dict = field(default_factory=dict)  # as given and resolved (core/settings.py)
+    calibration: Sitting | None = None  # the machine's, before the load and after it
 
 
 def successes(profile: Behaviour, recorder: Recorder) -> int:
@@ -98,6 +100,9 @@ def measured(profile: Behaviour, recorded: Recorded, read: Read) -> Summary:
     accounting = cpu.run_accounting(ran, read.weights)
     summary["cpu_accounting"] = accounting
     summary["cpu_ms_per_purchase"] = accounting["cpu_ms_per_purchase"]
+    if read.calibration is not None:
+        summary["calibration"] = read.calibration
+        summary["cpu_cal_per_purchase"] = cpu.calibrated(accounting["cpu_ms_per_purchase"], read.calibration)
     summary.update(read.settled)
     summary["audit"] = read.audit
     summary["db"] = _db_totals(every)  # the whole run, as the audit

@@ -1,10 +1,12 @@
 """CPU per purchase (figures/cpu.py): the arithmetic of a step's and a run's figures and what
-counts as a purchase (no Locust, no stack). The machine's busy time: record/test_machine_cpu.py;
-what the report, the terminal, the findings and a comparison make of it: report/test_cpu.py,
-verdict/test_cpu_findings.py, report/test_compare.py."""
+counts as a purchase (no Locust, no stack), and the run's figures in calibration units. The
+machine's busy time: record/test_machine_cpu.py; what the report, the terminal, the findings
+and a comparison make of it: report/test_cpu.py, verdict/test_cpu_findings.py,
+report/test_compare.py."""
 
 import pytest
 
+from common import calibration
 from locustfiles.suite.core import names
 from locustfiles.suite.figures import cpu, results
 from locustfiles.suite.users import paid_journey
@@ -139,3 +141,33 @@ def test_the_runs_figures_sum_the_steps_cpu_and_purchases():
     assert run["cpu_ms"]["machine"] is None and run["cpu_ms_per_purchase"]["machine"] is None
     assert "buy_weight" not in run["mix"]
     assert cpu.run_accounting([])["cpu_ms_per_purchase"] == dict.fromkeys(cpu.KEYS)
+
+
+def test_the_runs_cpu_in_cal_is_each_groups_ms_over_the_calibrations_ms():
+    # Calibrated at 4.0 ms before the load and 4.4 ms after: the unit is their mean, 4.2 ms.
+    sitting = calibration.sitting(synthetic.calibration_of(4.0), synthetic.calibration_of(4.4))
+    per_purchase = {"ecommerce": 8.4, "mariadb": 2.1, "services": 10.5, "haproxy": None}
+    assert cpu.calibrated(per_purchase, sitting) == {
+        "ecommerce": 2.0,
+        "mariadb": 0.5,
+        "services": 2.5,
+        "haproxy": None,
+    }
+
+
+def test_a_run_without_a_calibration_has_no_cpu_in_cal():
+    per_purchase = {"ecommerce": 8.4, "services": 10.5}
+    failed = calibration.sitting("calibration: MariaDB not reachable", "calibration: MariaDB not reachable")
+    assert cpu.calibrated(per_purchase, failed) == {"ecommerce": None, "services": None}
+    assert cpu.calibrated(per_purchase, None) == {"ecommerce": None, "services": None}
+
+
+def test_the_words_give_the_services_cpu_in_cal_and_the_unit():
+    summary = synthetic.calibrated(synthetic.cpu_summary(), 4.36, 4.46)
+    services = summary["cpu_cal_per_purchase"]["services"]
+    assert cpu.calibrated_words(summary) == (
+        f"{services:g} cal per purchase for the services; 1 cal = 4.41 ms of CPU (4.36 ms before, "
+        "4.46 ms after: +2.3 %)"
+    )
+    del summary["calibration"], summary["cpu_cal_per_purchase"]  # a run from before issue 45
+    assert cpu.calibrated_words(summary) is None

@@ -1,8 +1,10 @@
 """CPU per purchase in the report (its table and definition, the resources table) and in the
-terminal's line."""
+terminal's line, in ms and, for a calibrated run, in calibration units."""
 
+from common import calibration
 from locustfiles.suite import report
 from locustfiles.suite.core import blocks
+from locustfiles.suite.figures import cpu
 from locustfiles.suite.report import terminal
 from locustfiles.suite.report.sections import machine
 from tests.loadsuite import synthetic
@@ -95,3 +97,37 @@ def test_the_resources_section_shows_each_workers_cpu_per_step():
         ["600 RPM", "60 / 10", "5,120 / ?", "30.5", "880"],
         ["900 RPM", "–", "–", "–", "–"],
     ]
+
+
+def test_a_calibrated_runs_cpu_is_also_given_in_cal_in_the_report_and_the_terminal(tmp_path):
+    planted = synthetic.calibrated(synthetic.cpu_summary(), 4.0, 4.4)
+    in_cal = planted["cpu_cal_per_purchase"]
+    report.write(planted, tmp_path)
+    part = (tmp_path / "report.md").read_text().split("## CPU per purchase (ms of CPU)")[1].split("\n## ")[0]
+    services = planted["cpu_ms_per_purchase"]["services"]
+    assert (
+        f"The services spent {services:g} ms of CPU per purchase over the run: {in_cal['services']:g} cal "
+        "per purchase for the services; 1 cal = 4.20 ms of CPU (4.00 ms before, 4.40 ms after: +10.0 %)."
+    ) in part
+    # The whole run's row again, in cal, after the ms rows; and what a cal is.
+    shown = [key for key in machine.CPU_COLUMNS.values() if key != "haproxy"]
+    cells = [planted["cpu_accounting"]["purchases"], *(in_cal[k] for k in shown)]
+    assert "| all, in cal | " + " | ".join(blocks.fmt(c) for c in cells) + " |" in part
+    assert in_cal["ecommerce"] == round(planted["cpu_ms_per_purchase"]["ecommerce"] / 4.2, 3)
+    assert "all, in cal: the run's figures over the ms of the machine's calibration" in part
+    lines = terminal.lines(planted)
+    at = next(i for i, x in enumerate(lines) if x.startswith("CPU per purchase"))
+    assert lines[at + 1] == (
+        f"  in calibration units: {in_cal['services']:g} cal per purchase for the services; "
+        "1 cal = 4.20 ms of CPU (4.00 ms before, 4.40 ms after: +10.0 %)"
+    )
+
+
+def test_a_run_whose_calibration_failed_says_why_beside_its_cpu_in_ms(tmp_path):
+    planted = synthetic.cpu_summary()
+    planted["calibration"] = calibration.sitting("calibration: MariaDB not reachable", None)
+    planted["cpu_cal_per_purchase"] = cpu.calibrated(planted["cpu_ms_per_purchase"], planted["calibration"])
+    report.write(planted, tmp_path)
+    part = (tmp_path / "report.md").read_text().split("## CPU per purchase (ms of CPU)")[1].split("\n## ")[0]
+    assert "over the run: no calibration (before: calibration: MariaDB not reachable)." in part
+    assert "| all, in cal |" not in part

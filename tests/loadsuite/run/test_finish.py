@@ -16,7 +16,9 @@ class Stopped(Exception):
 def test_the_services_statements_are_read_before_the_suites_own_work_on_their_databases(monkeypatch):
     """Chaos's retries and the audit's look-ups run the services' management commands, in the
     services' schemas: performance_schema's digests cannot tell their statements from the
-    requests', so the run's statements are read before either starts."""
+    requests', so the run's statements are read before either starts. The machine is
+    calibrated in between: as soon as the load is over, before the settling and the audit add
+    work of their own."""
     done = []
     plan, recorder, _, _ = synthetic.recorded()
     digests_before = {"ecommerce:1": {"count": 1}}
@@ -36,12 +38,15 @@ def test_the_services_statements_are_read_before_the_suites_own_work_on_their_da
         begun=990.0,
         t0=1000.0,
         digests_before=digests_before,
+        env={},
+        calibrated_before=None,
         sampler=SimpleNamespace(statements=statements),
         # (a client's purchase endpoints: the learners' settings are not read)
         profile=SimpleNamespace(settle=lambda _: done.append("settle") or {}, purchase_endpoints=("x",)),
     )
     monkeypatch.setattr(finish, "audited_counts", lambda run, successes: done.append("audit") or {})
+    monkeypatch.setattr(finish.calibration, "attempt", lambda env: done.append("calibration") or "not taken")
     monkeypatch.setattr(finish, "configuration", stop)  # read right after: the order is settled by then
     with pytest.raises(Stopped):
         finish.summarise(run, 1100.0)
-    assert done == ["statements", "settle", "audit"]
+    assert done == ["statements", "calibration", "settle", "audit"]

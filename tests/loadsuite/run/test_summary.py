@@ -1,6 +1,7 @@
 """run/summary.py: the summary from what a run recorded, read and audited, without a stack:
 synthetic requests through the real Recorder, readings as the sampler gives them."""
 
+from common import calibration
 from locustfiles.suite import profiles
 from locustfiles.suite.core import thresholds
 from locustfiles.suite.core.summary import SCHEMA_VERSION
@@ -109,3 +110,19 @@ def test_who_made_the_load_is_written_once():
         found = [p for p in places(summary, key) if not p.startswith(".config")]
         assert len(found) == 1, (key, found)
     assert summary["profile"] == "rpm" and "profile" not in summary["plan"]
+
+
+def test_a_calibrated_runs_summary_carries_its_calibration_and_its_cpu_in_cal():
+    plan, recorder, _, _ = synthetic.recorded()
+    recorded = summaries.Recorded(
+        plan, recorder, synthetic.readings(plan), 990.0, 1000.0, 1000.0 + plan.seconds
+    )
+    sitting = calibration.sitting(synthetic.calibration_of(4.0), synthetic.calibration_of(4.4))
+    summary = summaries.measured(profiles.get("ramp"), recorded, read(calibration=sitting))
+    summary = assert_valid(summaries.judged(summary, profiles.get("ramp"), thresholds.parse("p95<99999"), {}))
+    assert summary["calibration"] == sitting and sitting["ms"] == 4.2
+    for key, ms in summary["cpu_ms_per_purchase"].items():
+        assert summary["cpu_cal_per_purchase"][key] == (None if ms is None else round(ms / 4.2, 3))
+    assert summary["cpu_cal_per_purchase"]["services"] is not None
+    # A run whose Read holds none (a summary made without the keeper) has neither key.
+    assert "calibration" not in summarise() and "cpu_cal_per_purchase" not in summarise()

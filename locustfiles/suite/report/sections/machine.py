@@ -8,7 +8,7 @@ from typing import Any
 from locustfiles.suite.core.blocks import cell, fmt, image, section, table, text
 from locustfiles.suite.core.summary import Summary
 from locustfiles.suite.core.text import label, plural
-from locustfiles.suite.figures.cpu import KEYS, machine_cores, mix_words
+from locustfiles.suite.figures.cpu import KEYS, calibrated_words, machine_cores, mix_words
 from locustfiles.suite.figures.time_split import locust_percent
 from locustfiles.suite.verdict.findings import NEAR_FULL_CORE
 
@@ -203,23 +203,36 @@ def cpu_per_purchase(summary: Summary) -> dict | None:
     balanced = any((row.get("cpu_ms") or {}).get("haproxy") is not None for row in rows)
     columns = {header: key for header, key in CPU_COLUMNS.items() if balanced or key != "haproxy"}
 
-    def line(row: Mapping[str, Any]) -> list:
-        figures = row.get("cpu_ms_per_purchase") or {}
-        return [label(row), row.get("purchases"), *[figures.get(key) for key in columns.values()]]
+    def line(name: str, purchases: Any, figures: Any) -> list:
+        return [name, purchases, *[figures.get(key) for key in columns.values()]]
 
+    lines = [line(label(row), row.get("purchases"), row.get("cpu_ms_per_purchase") or {}) for row in every]
+    calibrated, notes = summary.get("cpu_cal_per_purchase"), [cpu_definition(summary)]
+    if any(value is not None for value in (calibrated or {}).values()):  # the run again, in cal
+        lines.append(line("all, in cal", accounting.get("purchases"), calibrated or {}))
+        notes.append(CAL_NOTE)
     services = (summary.get("cpu_ms_per_purchase") or {}).get("services")
+    in_cal = calibrated_words(summary)
     return section(
         "cpu-per-purchase",
         "CPU per purchase (ms of CPU)",
         text(
             f"The services spent {fmt(services)} ms of CPU per purchase over the run"
             + ("" if warm is None else " (its steps, not the warm-up)")
-            + "."
+            + (f": {in_cal}." if in_cal else ".")
             if services is not None
             else "No purchase was completed, so no CPU per purchase can be given."
         ),
-        table(["step", "purchases", *columns], [line(row) for row in every], [cpu_definition(summary)]),
+        table(["step", "purchases", *columns], lines, notes),
     )
+
+
+CAL_NOTE = (
+    "all, in cal: the run's figures over the ms of the machine's calibration (common/calibration: "
+    "fixed interpreter work and MariaDB statements, about one free order's CPU), taken before the "
+    "load and after it. This machine's speed drifts; a figure in cal moves with the code, not "
+    "with the hour."
+)
 
 
 def locust_cell(row: Mapping[str, Any], process: str) -> dict:
