@@ -203,7 +203,7 @@ def configured(env) -> tuple[type[LearnerJourney], type[ArrivingLearner]]:
     """Learner and ArrivingLearner with the think time, mix and courses ``env`` sets: what the
     web UI's start form runs (run/start_form.py), as a locustfile run with that environment
     would. ValueError names a setting that cannot be used (the think time, only a closed-model
-    run reads: the form checks it first, with run/cli.checked)."""
+    run reads: the form checks it first, with run/admission.admit)."""
     settings = mix_settings(env)
     mix = Mix.of(settings)
     # Locust adds a class's tasks to its bases': the closed model's class is made beside Learner,

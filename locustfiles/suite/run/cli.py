@@ -24,53 +24,20 @@ import time
 from pathlib import Path
 
 from common.environment import env_bool, get, given
-from locustfiles.suite import profiles
-from locustfiles.suite.core import catalogue, learner_settings, run_folders, thresholds
-from locustfiles.suite.core.names import PROGRESS_FILE, START_FILE, WEB_OPERATOR
-from locustfiles.suite.record.hosts import parse_hosts
+from locustfiles.suite.core import catalogue, run_folders
+from locustfiles.suite.core.names import PROGRESS_FILE, WEB_OPERATOR
 from locustfiles.suite.report import terminal
+from locustfiles.suite.run import admission
 from locustfiles.suite.stack import hosts, services
 from locustfiles.suite.stack.commands import ROOT
 from locustfiles.suite.tools import preload
 from locustfiles.suite.verdict import facts
 
-# Seconds a stopping Locust lets each user end the journey it is on (the web UI's start form
-# gives a profile's run the same).
-STOP_TIMEOUT = 30
 # Seconds the master has, once told to stop, to write the report; then it is killed.
 MASTER_STOP_SECONDS = 60
 # What stops a run as Ctrl-C does: Ctrl-C itself, TERM (make down; a supervisor, a CI runner or
 # `timeout`; make passing its own on) and HUP (the terminal gone).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def service_config(running: dict, host: dict) -> dict:
-    """What the report records about the configuration under test: the services' settings as
-    they run (scripts/stack.sh resolves them, defaults included), and the learners' course choice."""
-    config = {key.lower(): value for key, value in running.items() if value}
-    config["courses_bought"] = given("COURSES") or running.get("CATALOG_COURSES") or get("COURSES")
-    config["host_profile"] = host.get("name") or "this machine"
-    if host.get("name"):
-        config["host_vcpus"] = host["vcpus"]
-        config["ecommerce_workers"] = host["ecommerce_workers"]
-        config["pinned_cpus"] = host["pinned_cpus"] or host["note"]
-    return config
-
-
-def database_at_start(env: dict, run_dir: Path, size_mb: float) -> None:
-    """What the run started on, into its folder (START_FILE) for the report: the size on disk
-    (read before Locust started) and the purchases preloaded, which both services are asked
-    for while Locust starts (each answer takes a Django start; the run's own purchases are
-    not counted among them). Without an answer the report says it was not recorded."""
-    try:
-        state = preload.status(env)
-    except (SystemExit, OSError, ValueError) as exc:
-        print(f"the database at start was not recorded: {exc}", file=sys.stderr)
-        return
-    found = {"preloaded_purchases": min(half["done"] for half in state.values()), "size_mb": size_mb}
-    partial = run_dir / (START_FILE + ".part")
-    partial.write_text(json.dumps(found))
-    partial.rename(run_dir / START_FILE)
 
 
 def main(argv: list[str]) -> int:
@@ -85,12 +52,12 @@ def main(argv: list[str]) -> int:
     env["PROFILE"] = profile
     ui = (given("UI", env) or "") not in ("", "0", "false")
     try:  # refuse bad sizes before starting anything
-        preload_to, workers = checked(profile, env)
+        admitted = admission.admit(profile, env)
         login = ui and env_bool("WEB_LOGIN", env)  # Locust takes it as --web-login (run/hooks.py)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    run_dir = _prepare(profile, env, host, preload_to)
+    run_dir = _prepare(profile, env, host, admitted.preload)
     size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
@@ -102,27 +69,10 @@ def main(argv: list[str]) -> int:
                 where = get("WEB_LOGIN_PASSWORD_FILE", env)
                 print(f"Its login: user {WEB_OPERATOR}, the password in {where}")
             print("The machine's latest report (any run's): /suite/report in the web UI", flush=True)
-        database_at_start(env, run_dir, size_mb)
+        admission.database_at_start(env, run_dir, size_mb)
 
-    return _follow(_locust_commands(profile, env, run_dir, ui, workers), env, run_dir, ui, first)
-
-
-def checked(profile: str, env: dict) -> tuple[int | None, int]:
-    """The run's sizes, thresholds, learners' mix, preload, workers and readings hosts, refused
-    with a ValueError before anything starts; the purchases to preload, if any, and the workers.
-    The web UI's start form refuses its values with the same messages (run/start_form.py)."""
-    checked = catalogue.get(profile).run_settings(env)
-    profiles.get(profile).plan(env)
-    thresholds.parse(given("THRESHOLDS", env) or "")
-    learner_settings.load_settings(env, open_model=catalogue.get(profile).open_model)
-    parse_hosts(get("READINGS_HOSTS", env))
-    return checked.whole("PRELOAD"), checked.whole("WORKERS") or 0
-
-
-def preload_up_to(total: int, running: dict, env: dict) -> None:
-    """Both databases filled as ``total`` purchases would, over the running stack's courses."""
-    courses = int(running.get("CATALOG_COURSES") or get("CATALOG_COURSES", env))
-    preload.preload(total, courses, preload.BATCH, env=env)
+    commands = _locust_commands(profile, env, run_dir, ui, admitted.workers)
+    return _follow(commands, env, run_dir, ui, first)
 
 
 def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
@@ -130,14 +80,14 @@ def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Pat
     services' configuration in SUITE_CONFIG."""
     running = services.ensure_up(env)
     if preload_to:
-        preload_up_to(preload_to, running, env)
+        admission.preload_up_to(preload_to, running, env)
     # Each of them stops the run as Ctrl-C does (_follow), also SIGINT, which a shell starts a
     # background job with ignored.
     for signum in STOP_SIGNALS:
         signal.signal(signum, signal.default_int_handler)
     run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
-    env["SUITE_CONFIG"] = json.dumps(service_config(running, host))
+    env["SUITE_CONFIG"] = json.dumps(admission.service_config(running, host))
     return run_dir
 
 
@@ -153,7 +103,8 @@ def _locust_commands(profile: str, env: dict, run_dir: Path, ui: bool, workers: 
     ]
     master = [locust, *common, "--host", get("LMS_URL", env), "--csv", str(run_dir / "locust")]
     # the exit code is the suite's verdict, not "some request failed"
-    master += ["--stop-timeout", str(STOP_TIMEOUT), "--exit-code-on-error", "0", "--loglevel", "WARNING"]
+    master += ["--stop-timeout", str(admission.STOP_TIMEOUT), "--exit-code-on-error", "0"]
+    master += ["--loglevel", "WARNING"]
     if ui:
         master += ["--web-host", "127.0.0.1", "--web-port", str(get("LOCUST_PORT", env))]
     else:

@@ -70,12 +70,13 @@ class KeptRun(LoadRun):
         self.git_at_start: dict | None = None
         self.calibrated_before: calibration.Calibration | str | None = None  # calibration.attempt's
 
-    def take(self, profile: str, env) -> None:
+    def take(self, profile: str, env, plan: Plan | None = None) -> None:
         """Make the next test ``profile``'s run in environment ``env``, as `make <profile>`
-        with that environment would (the web UI's start form: run/start_form.py)."""
+        with that environment would, by ``plan`` when the start form admitted it with one
+        (run/admission.py), else by the plan made from ``env``."""
         self.profile_name, self.env = profile, env
         self.profile = profiles.get(profile)
-        self.plan = self.profile.plan(env)
+        self.plan = plan if plan is not None else self.profile.plan(env)
         self.plan_taken = False  # a test runs it (on_test_start), once
         self.rules = thresholds.parse(given("THRESHOLDS", env) or self.profile.thresholds)
 

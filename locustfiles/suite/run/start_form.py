@@ -1,6 +1,6 @@
 """make run's start form, in the process that keeps the results: Start with a profile picked
 (core/start_form.py's fields) runs it as `make <profile>` with the same values would. The
-values are checked by the command line's own function (cli.checked), so a bad one is refused
+values are checked as the command line checks them (run/admission.py), so a bad one is refused
 in the form with the message `make <profile>` prints; Locust's /swarm answers that refusal as
 JSON, which its form shows. A good start sets the next test up: the profile's plan and
 thresholds on the run object (KeptRun.take), the learners' classes for its environment (open
@@ -25,7 +25,8 @@ from locust.stats import PERCENTILES_TO_REPORT, StatsCSVFileWriter
 from locustfiles.suite.core import catalogue
 from locustfiles.suite.core import start_form as fields
 from locustfiles.suite.core.learner_settings import load_settings
-from locustfiles.suite.run import cli
+from locustfiles.suite.core.plan import Plan
+from locustfiles.suite.run import admission
 from locustfiles.suite.run.control import SWARM
 from locustfiles.suite.run.session import logger
 from locustfiles.suite.stack import services
@@ -93,16 +94,16 @@ class StartForm:
         if self.run.runner.state in (STATE_SPAWNING, STATE_RUNNING):
             return None  # the form changes the users of the manual run under way
         try:
-            preload_to, _ = cli.checked(profile, env)
+            admitted = admission.admit(profile, env)
             users = self.users(catalogue.get(profile), env)
         except ValueError as exc:
             return str(exc)
         settings_of = functools.partial(load_settings, open_model=catalogue.get(profile).open_model)
         if isinstance(self.run.runner, MasterRunner) and settings_of(env) != settings_of(os.environ):
             return "the learners of a distributed web UI take their settings from the workers' environment"
-        refusal = self.prepare(env, preload_to)
+        refusal = self.prepare(env, admitted.preload)
         if refusal is None:
-            self.set_up(profile, env, users)
+            self.set_up(profile, env, users, admitted.plan)
         return refusal
 
     def users(self, profile: catalogue.Profile, env: dict) -> list:
@@ -117,18 +118,19 @@ class StartForm:
         """What the command line does before Locust starts: the configuration under test for the
         report, and the databases preloaded; why the run cannot start, if it cannot."""
         running = services.running_settings(env)
-        env["SUITE_CONFIG"] = json.dumps(cli.service_config(running, {}))
+        env["SUITE_CONFIG"] = json.dumps(admission.service_config(running, {}))
         if preload_to:
             try:
-                cli.preload_up_to(preload_to, running, env)
+                admission.preload_up_to(preload_to, running, env)
             except (SystemExit, OSError) as exc:  # preload's own words; the batches written stay
                 return f"PRELOAD could not fill the databases: {exc}"
         return None
 
-    def set_up(self, profile: str, env: dict, users: list) -> None:
-        """The next test is ``profile``'s run in ``env``, with ``users`` and the profile's shape."""
+    def set_up(self, profile: str, env: dict, users: list, plan: Plan) -> None:
+        """The next test is ``profile``'s run in ``env`` by ``plan`` (admitted: run/admission.py),
+        with ``users`` and the profile's shape."""
         self.started = env
-        self.run.take(profile, env)
+        self.run.take(profile, env, plan)
         environment = self.run.environment
         environment.user_classes = users
         self.stop_recording()
@@ -138,7 +140,7 @@ class StartForm:
         if profile == fields.MANUAL:
             environment.shape_class, environment.stop_timeout = None, self.own_stop_timeout
         else:  # as the command line starts Locust for a profile
-            environment.shape_class, environment.stop_timeout = FormShape(), cli.STOP_TIMEOUT
+            environment.shape_class, environment.stop_timeout = FormShape(), admission.STOP_TIMEOUT
             environment.shape_class.runner = self.run.runner
 
     def refusal(self, wanted: str) -> str | None:
@@ -202,4 +204,4 @@ def database_at_start(env: dict, run_dir) -> None:
     except Exception as exc:  # no database this process can read (a deployed Locust master)
         logger.warning(f"the database at start was not recorded: {exc}")
         return
-    cli.database_at_start(env, run_dir, size_mb)
+    admission.database_at_start(env, run_dir, size_mb)

@@ -6,7 +6,7 @@ import pytest
 from common.environment import VARIABLES
 from locustfiles.suite.core import catalogue, help, settings, start_form
 from locustfiles.suite.core.settings import SETTINGS, SettingError
-from locustfiles.suite.run import cli
+from locustfiles.suite.run import admission
 
 NUMERIC = [s for s in SETTINGS.values() if s.kind != "text"]
 
@@ -88,10 +88,10 @@ def test_an_unknown_name_is_refused_with_the_nearest_known_one():
 )
 def test_the_form_and_the_command_line_refuse_a_value_in_the_same_words(profile, env):
     with pytest.raises(ValueError) as by_command_line:
-        cli.checked(profile, env)
+        admission.admit(profile, env)
     picked, form_env = start_form.run_environment({}, {"PROFILE": profile, **env})
     with pytest.raises(ValueError) as by_form:
-        cli.checked(picked, form_env)
+        admission.admit(picked, form_env)
     assert str(by_form.value) == str(by_command_line.value)
     assert str(by_form.value).startswith(f"{next(iter(env))}: expects ")
 
@@ -106,7 +106,7 @@ def test_an_open_models_run_reads_no_think_time_from_the_command_line_or_the_for
     assert not {*think} & {*catalogue.get(profile).reads(), *start_form.read_by()[profile]}
     _, form_env = start_form.run_environment({}, {"PROFILE": profile, **sizes, **think})
     for env in ({**sizes, **think}, form_env):
-        cli.checked(profile, env)
+        admission.admit(profile, env)
         assert not {*think} & set(catalogue.get(profile).run_settings(env).record()["resolved"])
 
 

@@ -9,7 +9,7 @@ from common.contract import preload_plan as plan
 from locustfiles.suite import report
 from locustfiles.suite.figures import results
 from locustfiles.suite.report.sections.endurance import database_growth
-from locustfiles.suite.run import cli
+from locustfiles.suite.run import admission
 from locustfiles.suite.tools import preload
 from tests.loadsuite import synthetic
 
@@ -82,9 +82,9 @@ def test_preload_sizes_are_whole_numbers_of_at_least_one(bad):
     with pytest.raises(
         ValueError, match="^PRELOAD: expects a whole number of purchases from 1 to 50000000; got"
     ):
-        cli.checked("soak", {"PRELOAD": bad})
-    assert cli.checked("soak", {"PRELOAD": "4000000"})[0] == 4_000_000
-    assert cli.checked("soak", {"PRELOAD": ""})[0] is None
+        admission.admit("soak", {"PRELOAD": bad})
+    assert admission.admit("soak", {"PRELOAD": "4000000"}).preload == 4_000_000
+    assert admission.admit("soak", {"PRELOAD": ""}).preload is None
 
 
 NOW = datetime(2026, 11, 23, 12, 0, 0)

@@ -16,7 +16,7 @@ from locustfiles import learners
 from locustfiles.suite import profiles
 from locustfiles.suite.core import names
 from locustfiles.suite.core import start_form as core_form
-from locustfiles.suite.run import cli, hooks, start_form
+from locustfiles.suite.run import admission, cli, hooks, start_form
 
 
 def form_of(state=STATE_STOPPED, current="manual", t0=None) -> start_form.StartForm:
@@ -112,7 +112,7 @@ def test_the_learners_of_a_form_run_take_its_think_time_mix_and_courses():
 def test_only_a_closed_models_learner_reads_the_think_time_at_its_first_wait():
     """The trial's item 3: an arrival comes when it is due, never after a think time, so an open
     model's run reads no WAIT_MIN (every locustfile imports learners.py, an open model's too);
-    a closed model's run has it checked before it starts (run/cli.checked, the form's too)."""
+    a closed model's run has it checked before it starts (run/admission.admit, the form's too)."""
     closed, arriving = learners.configured({"WAIT_MIN": "soon"})
     assert arriving.wait_time(None) == 0
     with pytest.raises(
@@ -129,11 +129,25 @@ def ready_form(taken: list) -> start_form.StartForm:
         profile=profiles.get("manual"),
         t0=None,
     )
-    run.take = lambda profile, env: taken.append((profile, env))
+    run.take = lambda profile, env, plan=None: taken.append((profile, env, plan))
     return start_form.StartForm(run, learners.configured)
 
 
 EDX2015 = {"PROFILE": "edx2015", "USERS": "2", "DURATION": "6"}
+
+
+def test_a_start_builds_its_plan_once_and_the_run_takes_the_plan_that_was_checked(monkeypatch):
+    """The review's "the plan is built three times": a Start from the form builds it once, to
+    check it (run/admission.py), and the run takes that one."""
+    behaviour = type(profiles.get("rpm"))
+    plan_of = behaviour.plan
+    built: list = []
+    monkeypatch.setattr(behaviour, "plan", lambda self, env: built.append(plan_of(self, env)) or built[-1])
+    taken: list = []
+    assert ready_form(taken).start({"PROFILE": "rpm", "RPM": "300", "DURATION": "10"}) is None
+    [plan] = built
+    assert taken == [("rpm", taken[0][1], plan)]
+    assert [(step.target_rpm, step.seconds) for step in plan.steps] == [(300.0, 10)]
 
 
 def test_edx2015_runs_the_2015_client_imported_afresh_with_each_starts_values():
@@ -148,7 +162,7 @@ def test_edx2015_runs_the_2015_client_imported_afresh_with_each_starts_values():
     assert all(0.3 <= user.wait_time(None) <= 0.5 for _ in range(20))
     assert taken[-1][0] == "edx2015" and taken[-1][1]["LOCUST_TASK_SET"] == "BasketsTasks"
     assert isinstance(environment.shape_class, start_form.FormShape)
-    assert environment.stop_timeout == cli.STOP_TIMEOUT
+    assert environment.stop_timeout == admission.STOP_TIMEOUT
     assert (dict(os.environ), list(sys.path)) == before  # the form's values reached the import only
     # The next Start imports the client again, with its own values.
     assert form.start({**EDX2015, "LOCUST_TASK_SET": "CybersourcePaymentTasks"}) is None
