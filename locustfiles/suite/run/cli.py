@@ -40,6 +40,25 @@ MASTER_STOP_SECONDS = 60
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
+class Stop:
+    """Whether one of STOP_SIGNALS asked the run to stop. A signal is noted, never raised: they
+    come in pairs (make passes its TERM on while the process group gets one too), and the second,
+    raised as KeyboardInterrupt while the first one's was being handled, ended this process before
+    it had told Locust to stop, leaving Locust's master and worker running (TERM to `make smoke`'s
+    group, on a fresh root's `make test`). SIGINT too, which a shell starts a background job with
+    ignored."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def install(self) -> None:
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, self.note)
+
+    def note(self, signum, frame) -> None:
+        self.asked = True
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in catalogue.RUNNABLE:
         print(f"usage: python -m locustfiles.suite.run {{{','.join(catalogue.RUNNABLE)}}}", file=sys.stderr)
@@ -57,7 +76,8 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    run_dir = _prepare(profile, env, host, admitted.preload)
+    stop = Stop()
+    run_dir = _prepare(profile, env, host, admitted.preload, stop)
     size_mb = round(preload.tablespace_bytes(facts.databases()) / 2**20, 1)
     locust_port = get("LOCUST_PORT", env)
     services.register_run(env, profile, f"http://127.0.0.1:{locust_port}" if ui else None)
@@ -72,19 +92,16 @@ def main(argv: list[str]) -> int:
         admission.database_at_start(env, run_dir, size_mb)
 
     commands = _locust_commands(profile, env, run_dir, ui, admitted.workers)
-    return _follow(commands, env, run_dir, ui, first)
+    return _follow(commands, env, run_dir, ui, first, stop)
 
 
-def _prepare(profile: str, env: dict, host: dict, preload_to: int | None) -> Path:
-    """The stack up (and preloaded), Ctrl-C reaching Locust, and the run's folder with the
-    services' configuration in SUITE_CONFIG."""
+def _prepare(profile: str, env: dict, host: dict, preload_to: int | None, stop: Stop) -> Path:
+    """The stack up (and preloaded), ``stop`` taking the signals that stop the run, and the
+    run's folder with the services' configuration in SUITE_CONFIG."""
     running = services.ensure_up(env)
     if preload_to:
         admission.preload_up_to(preload_to, running, env)
-    # Each of them stops the run as Ctrl-C does (_follow), also SIGINT, which a shell starts a
-    # background job with ignored.
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.default_int_handler)
+    stop.install()
     run_dir = run_folders.stamped(run_folders.runs(get("VAR_DIR", env)), profile)
     run_dir.mkdir(parents=True, exist_ok=True)
     env["SUITE_CONFIG"] = json.dumps(admission.service_config(running, host))
@@ -156,24 +173,22 @@ def _interrupt(processes: list) -> int:
         return 1
 
 
-def _follow(commands: list, env: dict, run_dir: Path, ui: bool, first) -> int:
-    """Locust started, ``first()`` while it starts, then progress until the master ends (any of
-    STOP_SIGNALS stops every process as Ctrl-C does), then the terminal's summary and the run's
-    folder; the master's exit code, 1 without a report. Once the run ends or is stopping, further
-    STOP_SIGNALS are ignored: they come in pairs (make passes its TERM on while the process group
-    gets one too), and a second must not cut the stop short or leave a Locust running."""
+def _follow(commands: list, env: dict, run_dir: Path, ui: bool, first, stop: Stop) -> int:
+    """Locust started, ``first()`` while it starts, then progress until the master ends or
+    ``stop`` is asked (then every process stops as on Ctrl-C), then the terminal's summary and
+    the run's folder; the master's exit code, 1 without a report."""
     progress = Progress(run_dir / PROGRESS_FILE)
     processes: list[subprocess.Popen] = []
     code = None
     try:
         for command, log in commands:
-            processes.append(_start(command, env, run_dir / log))
-        first()
-        code = progress.follow(processes[0])
-    except KeyboardInterrupt:
-        pass
+            if not stop.asked:
+                processes.append(_start(command, env, run_dir / log))
+        if not stop.asked:
+            first()
+            code = progress.follow(processes[0], stop)
     finally:  # also when a write fails (HUP: the terminal is gone): no Locust is left running
-        _ignore(STOP_SIGNALS)
+        stop.asked = True
         if code is None:
             code = _interrupt(processes)
     deadline = time.monotonic() + 30
@@ -213,16 +228,12 @@ class Progress:
             print(complete, end="", flush=True)
             self.offset += len(complete.encode())
 
-    def follow(self, process: subprocess.Popen) -> int:
-        while (code := process.poll()) is None:
+    def follow(self, process: subprocess.Popen, stop: Stop) -> int | None:
+        """The process's exit code once it ends; None once ``stop`` is asked first."""
+        while (code := process.poll()) is None and not stop.asked:
             self.show()
             time.sleep(0.5)
         return code
-
-
-def _ignore(signals: tuple) -> None:
-    for signum in signals:
-        signal.signal(signum, signal.SIG_IGN)
 
 
 def _free_port() -> int:

@@ -245,6 +245,18 @@ def make_runs(stack_env):
             remove(run.env, stop=not run.started or bool(still_running(run.started, 0)))
 
 
+def said(runs: dict, makes: dict) -> str:
+    """What each of ``runs``' load targets printed (its traceback, if any), its exit code, and
+    the end of its Locust's log: the evidence a failure needs, its folder being removed."""
+    parts = []
+    for case, run in runs.items():
+        log = (run.var / "make-smoke.log").read_text(errors="replace")[-4000:]
+        parts.append(f"--- {case}: make exited {makes[case].returncode}\n{log}")
+        for locust_log in sorted((run.var / "runs").glob("*-smoke/locust*.log")):
+            parts.append(f"--- {case}: {locust_log.name}\n{locust_log.read_text(errors='replace')[-2000:]}")
+    return "\n".join(parts)
+
+
 def test_make_run_names_the_staff_password_file_and_prints_no_password(make_runs):
     run = make_runs["TERM to make alone"]
     password_file = run.var / "staff-password"
@@ -284,13 +296,10 @@ def test_a_load_target_stops_its_locust_and_leaves_the_stack_it_found(make_runs)
             send(make, case)  # again: it must not cut the stop short
         for make in makes.values():
             make.wait(180)
-        logs = {
-            case: (run.var / "make-smoke.log").read_text(errors="replace")[-3000:]
-            for case, run in make_runs.items()
-        }
         left = {case: still_running(started[case], 60) for case in SIGNALS}
-        assert left == {case: [] for case in SIGNALS}, logs
-        assert [case for case in SIGNALS if not (folders[case] / "summary.json").exists()] == [], logs
+        assert left == {case: [] for case in SIGNALS}, said({c: make_runs[c] for c in left if left[c]}, makes)
+        unreported = [case for case in SIGNALS if not (folders[case] / "summary.json").exists()]
+        assert unreported == [], said({c: make_runs[c] for c in unreported}, makes)
         stopped = {
             case: [name for name, p in run.started.items() if not alive(p)] for case, run in make_runs.items()
         }
