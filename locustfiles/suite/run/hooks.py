@@ -74,11 +74,12 @@ def _init(environment, learners=None, **_):
     else:
         # Imported here, in the process that keeps the results only: a Locust worker never
         # loads the reports (pyproject.toml names this file's exception to PLC0415).
-        from locustfiles.suite.run import control
+        from locustfiles.suite.run import control, page_state
         from locustfiles.suite.run.roles import LocalRun, MasterRun
 
         if environment.web_ui:  # first: nothing reaches it that its operator did not send
             control.ControlPlane(environment.web_ui, form_names_settings=bool(learners)).attach()
+            page_state.PageState(environment.web_ui).attach()
         role = MasterRun if isinstance(environment.runner, MasterRunner) else LocalRun
         environment.suite = role(environment, profile, os.environ, learners)
     environment.suite.attach()

@@ -8,14 +8,15 @@ import os
 import sys
 from types import SimpleNamespace
 
+import gevent
 import pytest
 from locust import User, argument_parser, constant, events, task
 from locust.env import Environment
 from locust.event import Events
-from locust.runners import STATE_INIT, STATE_STOPPED
+from locust.runners import STATE_INIT, STATE_RUNNING, STATE_SPAWNING, STATE_STOPPED
 
 from locustfiles.suite.core import start_form
-from locustfiles.suite.run import control, hooks
+from locustfiles.suite.run import control, hooks, page_state
 from locustfiles.suite.run.session import LoadRun
 
 OWN = "http://localhost"  # Flask's test client addresses localhost
@@ -56,6 +57,7 @@ def make_ui(monkeypatch, tmp_path):
         made.append(environment)
         web_ui = environment.create_web_ui(host, 0, web_login=login, delayed_start=True)
         control.ControlPlane(web_ui, form_names_settings=True).attach()
+        page_state.PageState(web_ui).attach()  # as run/hooks.py attaches both
         return environment, web_ui.app.test_client()
 
     yield make
@@ -91,6 +93,60 @@ def test_the_uis_own_page_starts_and_stops_a_run(make_ui):
     assert environment.host == START["host"]
     assert client.post("/stop", headers=own).status_code == 200
     assert environment.runner.state == STATE_STOPPED
+
+
+OWN_PAGE = {"Origin": OWN, "Sec-Fetch-Site": "same-origin", "Referer": OWN + "/"}
+
+
+def test_the_state_read_after_a_start_or_a_stop_is_the_new_one(make_ui):
+    """run/page_state.py: Locust keeps /stats/requests's answer for 2 s, and its page stops
+    asking once an answer says no run is under way: a Start within 2 s of the page's load read
+    the "ready" kept from before, and the page went back to its start form for good."""
+    environment, client = make_ui()
+    assert client.get("/stats/requests").json["state"] == STATE_INIT
+    assert client.post("/swarm", data=START, headers=OWN_PAGE).json["success"]
+    gevent.sleep(0.2)  # the swarm's greenlet starts the runner
+    assert environment.runner.state in (STATE_SPAWNING, STATE_RUNNING)
+    assert client.get("/stats/requests").json["state"] == environment.runner.state
+    assert client.post("/stop", headers=OWN_PAGE).status_code == 200
+    gevent.sleep(0.2)
+    assert environment.runner.state == STATE_STOPPED
+    assert client.get("/stats/requests").json["state"] == STATE_STOPPED
+
+
+def test_a_run_whose_start_takes_a_while_is_said_to_be_spawning_meanwhile(make_ui):
+    """Locust fires test_start before its runner leaves "ready", and the suite's listener takes
+    about a second there (the calibration): an answer meanwhile said "ready", and the page went
+    back to its start form for good while the run went on."""
+    environment, client = make_ui()
+    seen = []
+
+    def slow_start(**_):
+        seen.append(client.get("/stats/requests").json["state"])  # the page asking meanwhile
+        gevent.sleep(0.3)
+        seen.append(client.get("/stats/requests").json["state"])
+
+    environment.events.test_start.add_listener(slow_start)
+    refused = client.post("/swarm", data={**START, "user_count": "x"}, headers=OWN_PAGE)
+    assert refused.status_code == 400 or refused.json["success"] is False
+    assert client.get("/stats/requests").json["state"] == STATE_INIT  # a refused start: none
+    assert client.post("/swarm", data=START, headers=OWN_PAGE).json["success"]
+    assert client.get("/stats/requests").json["state"] == STATE_SPAWNING  # accepted, not begun
+    gevent.sleep(0.6)
+    assert seen == [STATE_SPAWNING, STATE_SPAWNING]
+    assert environment.runner.state in (STATE_SPAWNING, STATE_RUNNING)
+    assert client.get("/stats/requests").json["state"] == environment.runner.state
+
+
+def test_a_stop_while_the_start_takes_a_while_is_said_to_be_stopped(make_ui):
+    environment, client = make_ui()
+    environment.events.test_start.add_listener(lambda **_: gevent.sleep(0.5))
+    assert client.post("/swarm", data=START, headers=OWN_PAGE).json["success"]
+    gevent.sleep(0.1)  # its listeners under way
+    assert client.get("/stats/requests").json["state"] == STATE_SPAWNING
+    assert client.post("/stop", headers=OWN_PAGE).status_code == 200
+    assert environment.runner.state == STATE_STOPPED
+    assert client.get("/stats/requests").json["state"] == STATE_STOPPED
 
 
 def test_a_client_that_is_no_browser_is_the_operators(make_ui):
