@@ -253,13 +253,22 @@ def test_a_profile_picked_in_the_form_runs_as_its_make_target_would(stack, locus
     # A bad value is refused in the form with the words `make rpm DURATION=0` prints.
     page.locator("input[name=DURATION]").fill("0")
     page.get_by_role("button", name="Start").click()
-    expect(page.get_by_role("alert")).to_contain_text(
-        "DURATION: expects a whole number of seconds from 1 to 604800; got '0'"
-    )
+    refusal = "DURATION: expects a whole number of seconds from 1 to 604800; got '0'"
+    expect(page.get_by_role("alert")).to_contain_text(refusal)
     status(page, "ready")
+    # Locust says it at the foot of its form; the field it names is marked, said under, shown.
+    duration = page.locator("input[name=DURATION]")
+    box = page.locator(".MuiFormControl-root").filter(has=duration)
+    expect(duration).to_have_attribute("aria-invalid", "true")
+    expect(box.locator(".suite-error")).to_have_text(refusal)
+    expect(duration).to_be_focused()
+    expect(duration).to_be_in_viewport()
+    expect(page.locator(".suite-error")).to_have_count(1)
     screenshot(page, "refused")
 
-    page.locator("input[name=DURATION]").fill(sizes["DURATION"])
+    duration.fill(sizes["DURATION"])
+    expect(box.locator(".suite-error")).to_have_count(0)
+    expect(duration).not_to_have_attribute("aria-invalid", "true")
     page.get_by_role("button", name="Start").click()
     # 20 s of plan and a short drain; the shape stops the test, no one presses Stop.
     folder = ends_by_itself(page, stack, "rpm")

@@ -5,8 +5,8 @@
 // as written, with its help whole below it; make run's form shows the picked profile's fields
 // only (templateArgs.suite_fields, core/start_form.read_by), Users and Ramp-up for manual
 // only, not Locust's own "profile", and keeps the profile picked last when NEW (or a reload)
-// draws the form again. It sets text, attributes and styles only, never HTML, and never moves
-// or removes a node React made.
+// draws the form again; a refusal marks the field it names. It sets text, attributes and styles
+// only, never HTML, and never moves or removes a node React made.
 (() => {
   "use strict";
   const ADDRESS = /\/suite\/[A-Za-z0-9._\/-]*[A-Za-z0-9_\/-](\?[A-Za-z0-9=&._-]*)?/g;
@@ -150,10 +150,53 @@
     showPicked(target);
   });
 
+  // A refusal names its field first ("DURATION: expects ..."), and Locust shows it at the foot
+  // of its form, below the fold of a long one. The field it names is marked invalid, the words
+  // repeated under it, and it is scrolled to and focused; typing in it clears the mark.
+  const NAMED = /^([A-Z][A-Z0-9_]*): /;
+  const shownFor = new WeakMap(); // Locust's alert -> the refusal marked for it
+
+  function markRefusals(root) {
+    const select = root.querySelector("select[name=PROFILE]");
+    if (!FIELDS || !select || !select.form) return;
+    for (const alert of root.querySelectorAll("[role=alert]")) {
+      const text = alert.textContent.trim();
+      const named = NAMED.exec(text);
+      if (shownFor.get(alert) === text || !named) continue;
+      shownFor.set(alert, text);
+      const box = boxOf(select.form, named[1]);
+      const field = box && box.querySelector(`[name="${CSS.escape(named[1])}"]`);
+      if (!field || box.style.display === "none") continue;
+      let note = box.querySelector(":scope > .suite-error");
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "suite-error";
+        note.setAttribute("role", "status");
+        note.style.cssText = "margin:4px 14px 0;font-size:0.85rem;color:#d32f2f;line-height:1.4";
+        box.append(note);
+      }
+      note.textContent = text;
+      field.setAttribute("aria-invalid", "true");
+      field.scrollIntoView({ block: "center" });
+      field.focus();
+    }
+  }
+
+  document.addEventListener("input", (event) => {
+    const field = event.target;
+    if (!(field instanceof HTMLInputElement) || field.getAttribute("aria-invalid") !== "true") return;
+    const box = field.closest(".MuiFormControl-root");
+    const note = box && box.querySelector(":scope > .suite-error");
+    if (!note) return; // Locust's own mark, not the suite's
+    field.removeAttribute("aria-invalid");
+    note.remove();
+  });
+
   function touch() {
     linkCells(document);
     nameLabels(document);
     profileForms(document);
+    markRefusals(document);
   }
 
   new MutationObserver(touch).observe(document.documentElement, {
