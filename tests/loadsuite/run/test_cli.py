@@ -84,8 +84,10 @@ def _no_stack(*args):
     raise AssertionError("a bad size reached the stack's start")
 
 
-# A Locust stand-in: ready once its pid file is there; told to stop (SIGINT, as _interrupt tells
-# Locust), it writes the run's summary and ends, as Locust's master does once the report is out.
+# A Locust stand-in: ready once its pid file is there (renamed into place whole, as the
+# follower's note is: the test reads each the moment it appears); told to stop (SIGINT, as
+# _interrupt tells Locust), it writes the run's summary and ends, as Locust's master does once
+# the report is out.
 FAKE_LOCUST = """
 import os, signal, sys, time
 run_dir = sys.argv[1]
@@ -93,7 +95,8 @@ def told(signum, frame):
     open(os.path.join(run_dir, "summary.json"), "w").write("{}")
     sys.exit(0)
 signal.signal(signal.SIGINT, told)
-open(os.path.join(run_dir, "locust.pid"), "w").write(str(os.getpid()))
+open(os.path.join(run_dir, "locust.pid.part"), "w").write(str(os.getpid()))
+os.replace(os.path.join(run_dir, "locust.pid.part"), os.path.join(run_dir, "locust.pid"))
 while True:
     time.sleep(0.1)
 """
@@ -110,7 +113,8 @@ for name in sys.argv[3:]:
     stop.install()
     command = [sys.executable, "-c", sys.argv[2], str(run_dir)]
     code = cli._follow([(command, "locust.log")], {}, run_dir, True, lambda: None, stop)
-    (run_dir / "followed").write_text(str(code))
+    (run_dir / "followed.part").write_text(str(code))
+    (run_dir / "followed.part").rename(run_dir / "followed")
 """
 ROUNDS = 16
 
