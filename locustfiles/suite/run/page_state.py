@@ -4,14 +4,14 @@ Locust's page asks for the state every 2 s while a run is under way, and stops a
 answer says none is: it shows its start form again, for good, whatever the run then does. Two
 answers said so while a run was starting, and the page went back to its form with the run under
 way (the browser test of make run's own Start, on a fresh root and then here):
-* Locust keeps its answer for 2 s (util/cache.py's memoize): a Start within 2 s of the page's
-  load read the "ready" kept from before it. After a change, the next answer is made afresh.
+* Locust keeps its answer for 2 s (memoize, in its locust/util/cache.py): a Start within 2 s of
+  the page's load read the "ready" kept from before it. After a change, the next answer is new.
 * Locust fires test_start before the runner leaves "ready" (runners.py, start), and the suite's
   listener (run/keeper.py) calibrates the machine there for about a second, its statements
-  letting the web server answer meanwhile. From an accepted Start until the runner leaves
-  "ready" or "stopped", or another change (a stop), or START_SECONDS, the answer says
-  "spawning", which the run is;
-  and an answer Locust kept from before a change of state says the state as it is now.
+  letting the web server answer meanwhile. From an accepted Start until the runner moves on
+  (its users spawned, or the test stopped), another change (a stop) or START_SECONDS, the
+  answer says "spawning", which the run is; and an answer Locust kept from before a change of
+  state says the state as it is now.
 """
 
 import json
@@ -37,6 +37,14 @@ class PageState:
 
     def attach(self) -> None:
         self.web_ui.app.after_request(self.after)
+        # The runner moved on, whether or not the page asked meanwhile (a shape's short run
+        # ends before the next poll).
+        events = self.web_ui.environment.events
+        events.spawning_complete.add_listener(self.started)
+        events.test_stop.add_listener(self.started)
+
+    def started(self, **_) -> None:
+        self.starting_since = None
 
     def after(self, response: Response) -> Response:
         if request.method not in READS and response.status_code < 400:

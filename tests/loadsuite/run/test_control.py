@@ -138,6 +138,17 @@ def test_a_run_whose_start_takes_a_while_is_said_to_be_spawning_meanwhile(make_u
     assert client.get("/stats/requests").json["state"] == environment.runner.state
 
 
+def test_a_run_that_ended_unseen_is_said_to_be_stopped(make_ui):
+    """A shape's short run (edx2015's from the form) started and stopped between two polls:
+    the answer after it said "spawning" still, the window of its start never closed."""
+    environment, client = make_ui()
+    assert client.post("/swarm", data=START, headers=OWN_PAGE).json["success"]
+    gevent.sleep(0.3)  # it runs, and no one asks
+    environment.runner.stop()  # as its shape stops it
+    assert environment.runner.state == STATE_STOPPED
+    assert client.get("/stats/requests").json["state"] == STATE_STOPPED
+
+
 def test_a_stop_while_the_start_takes_a_while_is_said_to_be_stopped(make_ui):
     environment, client = make_ui()
     environment.events.test_start.add_listener(lambda **_: gevent.sleep(0.5))
