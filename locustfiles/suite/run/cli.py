@@ -188,7 +188,6 @@ def _follow(commands: list, env: dict, run_dir: Path, ui: bool, first, stop: Sto
             first()
             code = progress.follow(processes[0], stop)
     finally:  # also when a write fails (HUP: the terminal is gone): no Locust is left running
-        stop.asked = True
         if code is None:
             code = _interrupt(processes)
     deadline = time.monotonic() + 30
