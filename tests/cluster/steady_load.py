@@ -41,7 +41,7 @@ class ClusterHosts(faults.Hosts):
         return done.stdout
 
     def set_link(self, host: str, up: bool) -> None:
-        # The bridge side of the host's veth pair (scripts/cluster.sh, host_link): its eth0 loses
+        # The bridge side of the host's veth pair (stack/cluster/hosts.py, host_link): its eth0 loses
         # its carrier, as a host whose cable is pulled.
         subprocess.run(["ip", "link", "set", f"os-{host}", "up" if up else "down"], check=True, timeout=10)
 

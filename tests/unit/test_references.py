@@ -71,7 +71,7 @@ NOT_OURS = {
     "floor.json": "what `make floor` writes into a run folder or var/floor/",
     **dict.fromkeys(("basket.json", "pay.html"), "files the user writes in a documented shell example"),
     "haproxy.cfg": "the configuration rendered on a host from roles/haproxy/templates/haproxy.cfg.j2",
-    "PLAYBOOK.yml": "a placeholder in scripts/cluster.sh's usage",
+    "PLAYBOOK.yml": "a placeholder in the cluster's usage (scripts/cluster.sh, stack/cluster/commands.py)",
     "runners.py": "Locust's own module",
     **dict.fromkeys(("bench-ab.sh", "s8-table.py"), "the lead's notes outside the repository"),
 }
