@@ -30,7 +30,8 @@ USAGE = (
 )
 # What `status` runs on each host that is up: its supervisord's programs, if it has one.
 SUPERVISOR_STATUS = (
-    'c=/srv/orderservice/etc/supervisord.conf; [ -e $c ] && supervisorctl -c $c status | sed "s/^/    /" || true'
+    "c=/srv/orderservice/etc/supervisord.conf; "
+    '[ -e $c ] && supervisorctl -c $c status | sed "s/^/    /" || true'
 )
 # The plugins the cluster's tests do without: they test hosts, not the services' code.
 PLUGINS_OFF = ["-p", "no:django", "-p", "no:schemathesis", "-p", "no:anyio"]
@@ -118,7 +119,9 @@ def run_profile(cluster: Cluster, machine: Machine, args: list[str]) -> int:
     open-model profiles (capacity, rpm) the deployed master's web UI does not run."""
     require_root(machine)
     if not args:
-        raise StackError("usage: scripts/cluster.sh run PROFILE [NAME=VALUE...], e.g. run capacity RPM_START=1200")
+        raise StackError(
+            "usage: scripts/cluster.sh run PROFILE [NAME=VALUE...], e.g. run capacity RPM_START=1200"
+        )
     if not holder_pid(cluster, machine, "locust-1"):
         raise StackError("the cluster is not up (scripts/cluster.sh up, deploy)")
     command = ["/usr/bin/python3", f"{cluster.root}/scripts/cluster_load.py", "run", *args]
@@ -146,7 +149,8 @@ def deployed_and_tested(cluster: Cluster, machine: Machine, args: list[str]) -> 
 
 def test(cluster: Cluster, machine: Machine, args: list[str]) -> int:
     """`make cluster-test`: down always, even after a failure or an interrupt (SIGINT or SIGTERM
-    end it with 130 once the program running has ended, after the teardown)."""
+    end it with 130 once the program running has ended, SIGHUP with 129 at once; the teardown
+    first)."""
     require_root(machine)
     started = machine.now()
     with machine.deferring_signals():
@@ -165,8 +169,8 @@ def test(cluster: Cluster, machine: Machine, args: list[str]) -> int:
         if pytest(cluster, machine, ["tests/cluster/test_teardown.py", *PLUGINS_OFF, *args]):
             status = 1
     say(
-        f"cluster-test: up {deploying - started}s, deploy {testing - deploying}s, tests {stopping - testing}s, "
-        f"down {ended - stopping}s, total {machine.now() - started}s"
+        f"cluster-test: up {deploying - started}s, deploy {testing - deploying}s, "
+        f"tests {stopping - testing}s, down {ended - stopping}s, total {machine.now() - started}s"
     )
     say("cluster-test: passed" if status == 0 else "cluster-test: FAILED")
     return status
@@ -207,8 +211,8 @@ def run(argv: list[str], machine: Machine | None = None) -> int:
         return 2
     try:
         return command(cluster, machine or Machine(), argv[1:])
-    except Interrupted:
-        return 130
+    except Interrupted as interrupt:
+        return interrupt.status
 
 
 def callers_pythonpath(environ: MutableMapping[str, str], root: str) -> None:

@@ -23,8 +23,13 @@ DEVNULL = subprocess.DEVNULL
 
 
 class Interrupted(Exception):
-    """SIGINT or SIGTERM while `make cluster-test` ran: it ends with status 130, after the
-    teardown, as scripts/cluster.sh's `trap 'exit 130' INT TERM` did."""
+    """A signal ended `make cluster-test`: SIGINT or SIGTERM once the running program has ended
+    (``status`` 130, as scripts/cluster.sh's `trap 'exit 130' INT TERM`), SIGHUP at once (129,
+    a hung-up terminal: bash ran its EXIT trap, the teardown, before it died of it)."""
+
+    def __init__(self, status: int = 130):
+        super().__init__(status)
+        self.status = status
 
 
 def shell_status(returncode: int) -> int:
@@ -179,12 +184,17 @@ class Machine:
     @contextlib.contextmanager
     def deferring_signals(self) -> Iterator[None]:
         """SIGINT and SIGTERM end the block with ``Interrupted``, but only once the program that
-        runs has ended (as a bash trap runs after the command in the foreground)."""
+        runs has ended (as a bash trap runs after the command in the foreground); SIGHUP ends it
+        at once."""
 
-        def note(signum, frame) -> None:
+        def note(signum: int, frame: object) -> None:
             self.pending = signum
 
-        previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+        def hang_up(signum: int, frame: object) -> None:
+            raise Interrupted(128 + signum)
+
+        handlers = {signal.SIGINT: note, signal.SIGTERM: note, signal.SIGHUP: hang_up}
+        previous = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
         try:
             yield
         finally:

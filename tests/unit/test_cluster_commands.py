@@ -72,12 +72,16 @@ def test_status_says_each_hosts_sshd_and_processes_then_its_programs(tmp_path, c
     machine.namespaces[int(machine.netns_inode("db-2"))] += ["3001", "3002"]
     assert commands.show_status(cluster, machine, []) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:2] == ["db-1         10.213.1.10    sshd 1001, 1 processes", "db-2         10.213.1.11    sshd 1002, 3 processes"]
+    assert lines[:2] == [
+        "db-1         10.213.1.10    sshd 1001, 1 processes",
+        "db-2         10.213.1.11    sshd 1002, 3 processes",
+    ]
     assert lines[-1] == "lb-1         10.213.1.50    no sshd"
     programs = [argv for argv in machine.ran if argv[0] == "nsenter"]
     assert programs == [exec_argv(str(pid), ["/bin/sh", "-c", commands.SUPERVISOR_STATUS]) for pid in range(1001, 1008)]
     assert commands.SUPERVISOR_STATUS == (
-        'c=/srv/orderservice/etc/supervisord.conf; [ -e $c ] && supervisorctl -c $c status | sed "s/^/    /" || true'
+        "c=/srv/orderservice/etc/supervisord.conf; "
+        '[ -e $c ] && supervisorctl -c $c status | sed "s/^/    /" || true'
     )
     machine.answers[tuple(programs[0])] = (126, "")
     with pytest.raises(StepFailed):
@@ -149,7 +153,8 @@ def test_cluster_test_is_up_deploy_tests_down_then_the_teardown_test(tmp_path, c
     for index in (steps[3], steps[5]):
         assert (machine.options[index]["cwd"], machine.options[index]["env"]["PYTHONPATH"]) == (str(ROOT), str(ROOT))
     said = capsys.readouterr().err
-    assert re.search(r"\ncluster-test: up \d+s, deploy \d+s, tests \d+s, down \d+s, total \d+s\ncluster-test: passed\n$", said)
+    timings = r"cluster-test: up \d+s, deploy \d+s, tests \d+s, down \d+s, total \d+s"
+    assert re.search(rf"\n{timings}\ncluster-test: passed\n$", said)
 
 
 def test_cluster_test_fails_when_a_test_fails_or_something_is_left(tmp_path, capsys):
@@ -210,8 +215,8 @@ def test_an_unknown_command_prints_the_usage_and_exits_2(tmp_path, capsys):
     assert commands.run(["start"], FakeMachine(tmp_path)) == 2
     assert capsys.readouterr().err == f"{commands.USAGE}\n" * 2
     assert commands.USAGE == (
-        "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status|exec HOST CMD..."
-        "|hosts|load [USERS...]|run PROFILE [NAME=VALUE...]|test [pytest args]"
+        "usage: scripts/cluster.sh up|deploy [PLAYBOOK.yml] [ansible-playbook args]|down|status"
+        "|exec HOST CMD...|hosts|load [USERS...]|run PROFILE [NAME=VALUE...]|test [pytest args]"
     )
 
 
@@ -235,3 +240,20 @@ def test_the_programs_the_cluster_runs_get_the_callers_pythonpath():
     environ = {"PYTHONPATH": "/mine"}
     commands.callers_pythonpath(environ, "")
     assert environ == {"PYTHONPATH": "/mine"}
+
+
+def test_a_hang_up_during_cluster_test_tears_down_at_once_and_exits_129(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLUSTER_DIR", str(tmp_path / "cluster"))
+    monkeypatch.setenv("CLUSTER_SUBNET", "10.213.1.0/24")
+    machine = FakeMachine(tmp_path)
+    record = machine.record
+
+    def hung_up_before_the_tests(argv, options):
+        if "pytest" in argv:
+            os.kill(os.getpid(), signal.SIGHUP)  # the terminal is gone: no waiting for anything
+        return record(argv, options)
+
+    machine.record = hung_up_before_the_tests
+    assert commands.run(["test"], machine) == 129
+    assert not [argv for argv in machine.ran if "pytest" in argv]
+    assert ["ip", "link", "del", "osbr0"] in machine.ran and not machine.live

@@ -140,7 +140,8 @@ def test_a_host_is_up_while_its_pid_file_names_its_own_sshd(tmp_path):
 def test_the_cluster_needs_root(tmp_path):
     machine = FakeMachine(tmp_path)
     machine.root = False
-    with pytest.raises(StackError, match=r"^the cluster needs root \(network and mount namespaces, a bridge\)$"):
+    needs_root = r"^the cluster needs root \(network and mount namespaces, a bridge\)$"
+    with pytest.raises(StackError, match=needs_root):
         hosts.require_root(machine)
 
 

@@ -6,6 +6,7 @@ has ended. The lookups by network namespace are in test_cluster_down.py."""
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,10 +87,11 @@ def test_a_signal_ends_the_block_only_once_the_running_program_has_ended(tmp_pat
     machine = Machine()
     done = tmp_path / "done"
     before = signal.getsignal(signum)
-    with pytest.raises(Interrupted), machine.deferring_signals():
-        machine.call(["sh", "-c", f"kill -{signum.name.removeprefix('SIG')} {os.getpid()}; sleep 0.3; touch {done}"])
+    with pytest.raises(Interrupted) as interrupted, machine.deferring_signals():
+        kill = f"kill -{signum.name.removeprefix('SIG')} {os.getpid()}"
+        machine.call(["sh", "-c", f"{kill}; sleep 0.3; touch {done}"])
         raise AssertionError("not interrupted")
-    assert done.exists()
+    assert done.exists() and interrupted.value.status == 130
     assert signal.getsignal(signum) == before and machine.pending is None
 
 
@@ -101,3 +103,12 @@ def test_a_machine_is_found_as_it_is():
     assert machine.netns_inode("no-such-namespace-of-the-cluster") == ""
     assert machine.home_of("root") == "/root" and machine.home_of("no-such-user-of-the-cluster") is None
     assert machine.has_group("root") and not machine.has_group("no-such-group-of-the-cluster")
+
+
+def test_a_hang_up_ends_the_block_at_once_and_the_running_program_with_it():
+    machine = Machine()
+    started = time.monotonic()
+    with pytest.raises(Interrupted) as interrupted, machine.deferring_signals():
+        machine.call(["sh", "-c", f"kill -HUP {os.getpid()}; exec sleep 5"])
+    assert interrupted.value.status == 129
+    assert time.monotonic() - started < 4  # the program was not waited for: it was killed

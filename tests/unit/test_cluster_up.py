@@ -161,7 +161,13 @@ def test_missing_packages_are_installed_with_no_service_started(tmp_path, monkey
     machine.answers[("dpkg-query", "-W", "-f=${Status}", "haproxy")] = (0, "deinstall ok config-files")
     machine.answers[("dpkg-query", "-W", "-f=${Status}", "sudo")] = (1, "")
     policy = []
-    machine.call = lambda argv, **options: policy.append(machine.policy_rc.read_text()) or machine.record(argv, options)[0]
+    record = machine.record
+
+    def record_with_the_policy(argv, options):
+        policy.append(machine.policy_rc.read_text())
+        return record(argv, options)
+
+    machine.record = record_with_the_policy
     prepare.install_packages(cluster, machine)
     assert machine.ran[-2:] == [
         ["apt-get", "update", "-qq"],
