@@ -88,7 +88,10 @@ def leftovers(cluster: Cluster, machine: Machine) -> list[str]:
         if machine.succeeds(["ip", "link", "show", host_link(name)]):
             left.append(f"link {host_link(name)}")
         # Processes still in the host's network namespace, even when its name is gone.
-        left += [f"process {pid} on {name}: {machine.cmdline(pid)}" for pid in recorded_pids(cluster, machine, name)]
+        left += [
+            f"process {pid} on {name}: {machine.cmdline(pid)}"
+            for pid in recorded_pids(cluster, machine, name)
+        ]
     left += [f"process {pid}: {machine.cmdline(pid)}" for pid in controller_pids(cluster, machine)]
     left += [f"mount {line}" for line in machine.mountinfo().splitlines() if f" {cluster.dir}/" in line]
     _, listening = machine.output(["ss", "-Hltn"], stderr=DEVNULL)

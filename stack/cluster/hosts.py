@@ -180,7 +180,19 @@ def holder_argv(cluster: Cluster, name: str) -> list[str]:
 def exec_argv(pid: str, command: list[str]) -> list[str]:
     """``command`` in the network, mount and UTS namespaces of the process ``pid`` holds (what
     runs there sees what the host's programs see), with the host's root login environment."""
-    return ["nsenter", "--target", pid, "--net", "--mount", "--uts", "--", "env", "-i", *EXEC_ENVIRONMENT, *command]
+    return [
+        "nsenter",
+        "--target",
+        pid,
+        "--net",
+        "--mount",
+        "--uts",
+        "--",
+        "env",
+        "-i",
+        *EXEC_ENVIRONMENT,
+        *command,
+    ]
 
 
 def text_of(path: str | Path) -> str:

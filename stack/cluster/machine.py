@@ -96,7 +96,9 @@ class Machine:
         if self.quiet:
             options.setdefault("stderr", DEVNULL)
         try:
-            done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, errors="replace", check=False, **options)
+            done = subprocess.run(
+                argv, stdout=subprocess.PIPE, text=True, errors="replace", check=False, **options
+            )
         except OSError as error:
             return not_started(argv, error), ""
         self.check_signals()
@@ -125,7 +127,9 @@ class Machine:
         sys.stdout.flush()
         with subprocess.Popen(["tee", log], stdin=subprocess.PIPE) as tee:
             try:
-                status = shell_status(subprocess.run(argv, stdout=tee.stdin, check=False, **options).returncode)
+                status = shell_status(
+                    subprocess.run(argv, stdout=tee.stdin, check=False, **options).returncode
+                )
             except OSError as error:
                 status = not_started(argv, error)
             finally:

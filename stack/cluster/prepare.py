@@ -7,7 +7,15 @@ import os
 import shutil
 from pathlib import Path
 
-from stack.cluster.hosts import BALANCER_NAME, HOST_PACKAGES, SERVICE_USERS, Cluster, nonempty, remove_tree, text_of
+from stack.cluster.hosts import (
+    BALANCER_NAME,
+    HOST_PACKAGES,
+    SERVICE_USERS,
+    Cluster,
+    nonempty,
+    remove_tree,
+    text_of,
+)
 from stack.cluster.machine import DEVNULL, Machine
 from stack.processes import StackError, StepFailed, say
 
@@ -70,14 +78,26 @@ def build_wheelhouse(cluster: Cluster, machine: Machine) -> None:
     rebuilt when the pins change; the hosts' pip reads them over HTTP (common_pip_extra_args in
     the cluster inventory)."""
     stamp = f"{cluster.wheelhouse}/.built-for"
-    pins = Path(f"{cluster.root}/requirements.txt").read_bytes() + Path(f"{cluster.root}/constraints.txt").read_bytes()
+    pins = (
+        Path(f"{cluster.root}/requirements.txt").read_bytes()
+        + Path(f"{cluster.root}/constraints.txt").read_bytes()
+    )
     want = hashlib.sha256(pins).hexdigest()
     if text_of(stamp) == want:
         return
     say("cluster: building the wheelhouse (pip wheel -r requirements.txt -c constraints.txt)")
     remove_tree(cluster.wheelhouse)
     os.makedirs(cluster.wheelhouse, exist_ok=True)
-    argv = [cluster.python, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "-w", cluster.wheelhouse]
+    argv = [
+        cluster.python,
+        "-m",
+        "pip",
+        "wheel",
+        "-q",
+        "--disable-pip-version-check",
+        "-w",
+        cluster.wheelhouse,
+    ]
     argv += ["-r", f"{cluster.root}/requirements.txt", "-c", f"{cluster.root}/constraints.txt"]
     status = machine.filtered(argv, drop="is ignored")
     if status:
@@ -120,7 +140,18 @@ def tls_files(cluster: Cluster, machine: Machine) -> None:
     os.makedirs(tls, exist_ok=True)
     os.chmod(tls, 0o700)
     machine.step(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=cluster test CA"]
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "30",
+            "-subj",
+            "/CN=cluster test CA",
+        ]
         + ["-keyout", f"{tls}/ca.key", "-out", f"{tls}/ca.pem"],
         stderr=DEVNULL,
     )
@@ -131,7 +162,17 @@ def tls_files(cluster: Cluster, machine: Machine) -> None:
     )
     Path(f"{tls}/orders.ext").write_text(f"subjectAltName=DNS:{BALANCER_NAME}\n")
     machine.step(
-        ["openssl", "x509", "-req", "-in", f"{tls}/orders.csr", "-CA", f"{tls}/ca.pem", "-CAkey", f"{tls}/ca.key"]
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            f"{tls}/orders.csr",
+            "-CA",
+            f"{tls}/ca.pem",
+            "-CAkey",
+            f"{tls}/ca.key",
+        ]
         + ["-CAcreateserial", "-days", "30", "-extfile", f"{tls}/orders.ext", "-out", f"{tls}/orders.crt"],
         stderr=DEVNULL,
     )
@@ -148,6 +189,19 @@ def ssh_keys(cluster: Cluster, machine: Machine) -> None:
     os.makedirs(ssh, exist_ok=True)
     os.chmod(ssh, 0o700)
     if not nonempty(f"{ssh}/id_ed25519"):
-        machine.step(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "cluster-controller", "-f", f"{ssh}/id_ed25519"])
+        machine.step(
+            [
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-C",
+                "cluster-controller",
+                "-f",
+                f"{ssh}/id_ed25519",
+            ]
+        )
     shutil.copyfile(f"{ssh}/id_ed25519.pub", f"{ssh}/authorized_keys")
     Path(f"{ssh}/known_hosts").write_text("")

@@ -27,7 +27,13 @@ from stack.cluster.hosts import (
     text_of,
 )
 from stack.cluster.machine import Machine
-from stack.cluster.prepare import build_wheelhouse, ensure_service_users, install_packages, ssh_keys, tls_files
+from stack.cluster.prepare import (
+    build_wheelhouse,
+    ensure_service_users,
+    install_packages,
+    ssh_keys,
+    tls_files,
+)
 from stack.processes import StackError, StepFailed, say
 
 

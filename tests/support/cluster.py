@@ -3,6 +3,7 @@ cluster would run, in order, and answers for this machine as told (by default: n
 cluster exists, every package is installed, every service user exists with its home); its
 /run and policy-rc.d are under a temporary folder, and its processes are a table."""
 
+import os
 import signal
 from pathlib import Path
 
@@ -15,11 +16,17 @@ OWN_NETNS = "net:[4026531840]"
 
 
 def cluster_in(folder: Path, **changes: str) -> Cluster:
-    """The default cluster (10.213.1.0/24), its CLUSTER_DIR under ``folder``."""
+    """The default cluster (10.213.1.0/24), its CLUSTER_DIR under ``folder``, named by a link
+    from the checkout's var/ (`up` refuses a CLUSTER_DIR under /tmp, where pytest's folders are)."""
+    (folder / "cluster").mkdir(exist_ok=True)
+    link = ROOT / "var" / "unit-cluster" / f"{os.getpid()}-{abs(hash(str(folder)))}"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if not link.is_symlink():
+        link.symlink_to(folder / "cluster")
     values = {
         "subnet": "10.213.1.0/24",
         "net": "10.213.1",
-        "dir": str(folder / "cluster"),
+        "dir": str(link),
         "root": str(ROOT),
         "python": "/venv/bin/python",
         "venv": "/venv",

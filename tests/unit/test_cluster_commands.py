@@ -22,7 +22,10 @@ PLUGINS_OFF = ["-p", "no:django", "-p", "no:schemathesis", "-p", "no:anyio"]
 def test_deploy_runs_site_yml_or_the_playbook_named_from_the_ansible_folder(tmp_path):
     cluster, machine = made(tmp_path)
     assert commands.deploy(cluster, machine, []) == 0
-    assert commands.deploy(cluster, machine, ["ecommerce.yml", "-e", "@inventories/cluster/shared-cores.yml"]) == 0
+    assert (
+        commands.deploy(cluster, machine, ["ecommerce.yml", "-e", "@inventories/cluster/shared-cores.yml"])
+        == 0
+    )
     assert commands.deploy(cluster, machine, ["--check"]) == 0
     assert machine.ran == [
         [*ANSIBLE, "site.yml", "--forks", "4"],
@@ -32,7 +35,9 @@ def test_deploy_runs_site_yml_or_the_playbook_named_from_the_ansible_folder(tmp_
     options = machine.options[0]
     assert options["cwd"] == f"{ROOT}/ansible"
     assert options["env"]["PATH"] == f"/venv/bin:{os.environ['PATH']}"
-    assert {name: options["env"][name] for name in options["env"] if name.startswith(("ANSIBLE_", "PROFILE_"))} == {
+    assert {
+        name: options["env"][name] for name in options["env"] if name.startswith(("ANSIBLE_", "PROFILE_"))
+    } == {
         "ANSIBLE_SSH_CONTROL_PATH_DIR": cluster.control_dir,
         "ANSIBLE_FORCE_COLOR": "0",
         "ANSIBLE_CALLBACKS_ENABLED": "ansible.posix.profile_tasks",
@@ -78,7 +83,9 @@ def test_status_says_each_hosts_sshd_and_processes_then_its_programs(tmp_path, c
     ]
     assert lines[-1] == "lb-1         10.213.1.50    no sshd"
     programs = [argv for argv in machine.ran if argv[0] == "nsenter"]
-    assert programs == [exec_argv(str(pid), ["/bin/sh", "-c", commands.SUPERVISOR_STATUS]) for pid in range(1001, 1008)]
+    assert programs == [
+        exec_argv(str(pid), ["/bin/sh", "-c", commands.SUPERVISOR_STATUS]) for pid in range(1001, 1008)
+    ]
     assert commands.SUPERVISOR_STATUS == (
         "c=/srv/orderservice/etc/supervisord.conf; "
         '[ -e $c ] && supervisorctl -c $c status | sed "s/^/    /" || true'
@@ -146,12 +153,25 @@ def test_cluster_test_is_up_deploy_tests_down_then_the_teardown_test(tmp_path, c
             + ["--ignore", "tests/cluster/test_teardown.py", "-k", "faults"]
         ),
         len(ran) - 1 - ran[::-1].index(["ss", "-Hltn"]),
-        ran.index(["/venv/bin/python", "-m", "pytest", "tests/cluster/test_teardown.py", *PLUGINS_OFF, "-k", "faults"]),
+        ran.index(
+            [
+                "/venv/bin/python",
+                "-m",
+                "pytest",
+                "tests/cluster/test_teardown.py",
+                *PLUGINS_OFF,
+                "-k",
+                "faults",
+            ]
+        ),
     ]
     assert steps == sorted(steps) and steps[-1] == len(ran) - 1
     assert ["ip", "netns", "del", "db-1"] in ran[steps[3] :]
     for index in (steps[3], steps[5]):
-        assert (machine.options[index]["cwd"], machine.options[index]["env"]["PYTHONPATH"]) == (str(ROOT), str(ROOT))
+        assert (machine.options[index]["cwd"], machine.options[index]["env"]["PYTHONPATH"]) == (
+            str(ROOT),
+            str(ROOT),
+        )
     said = capsys.readouterr().err
     timings = r"cluster-test: up \d+s, deploy \d+s, tests \d+s, down \d+s, total \d+s"
     assert re.search(rf"\n{timings}\ncluster-test: passed\n$", said)
@@ -191,7 +211,7 @@ def test_a_refusal_during_cluster_test_is_said_before_the_teardown(tmp_path, cap
 def test_an_interrupt_during_cluster_test_tears_down_after_the_running_program_then_exits_130(
     tmp_path, monkeypatch, signum
 ):
-    monkeypatch.setenv("CLUSTER_DIR", str(tmp_path / "cluster"))
+    monkeypatch.setenv("CLUSTER_DIR", cluster_in(tmp_path).dir)
     monkeypatch.setenv("CLUSTER_SUBNET", "10.213.1.0/24")
     machine = FakeMachine(tmp_path)
     record = machine.record
@@ -243,7 +263,7 @@ def test_the_programs_the_cluster_runs_get_the_callers_pythonpath():
 
 
 def test_a_hang_up_during_cluster_test_tears_down_at_once_and_exits_129(tmp_path, monkeypatch):
-    monkeypatch.setenv("CLUSTER_DIR", str(tmp_path / "cluster"))
+    monkeypatch.setenv("CLUSTER_DIR", cluster_in(tmp_path).dir)
     monkeypatch.setenv("CLUSTER_SUBNET", "10.213.1.0/24")
     machine = FakeMachine(tmp_path)
     record = machine.record

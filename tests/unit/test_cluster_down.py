@@ -40,7 +40,11 @@ def test_down_stops_every_process_then_takes_the_network_and_the_users_down(clus
     assert machine.slept == 0  # everything ended on TERM: no wait, no KILL
     expected = [["ip", "netns", "pids", name] for name in NAMES] * 2
     for name in NAMES:
-        expected += [["ip", "netns", "list"], ["ip", "netns", "del", name], ["ip", "link", "del", f"os-{name}"]]
+        expected += [
+            ["ip", "netns", "list"],
+            ["ip", "netns", "del", name],
+            ["ip", "link", "del", f"os-{name}"],
+        ]
     expected += [["ip", "link", "show", "osbr0"], ["ip", "link", "del", "osbr0"]]
     expected += [["userdel", "orderservice-lms"], ["groupdel", "orderservice-lms"]]
     expected += [["userdel", "orderservice-readings"], ["groupdel", "orderservice-readings"]]

@@ -70,12 +70,12 @@ def test_every_hosts_etc_hosts_names_the_hosts_and_the_balancer_on_lb_1(tmp_path
 
 def test_a_hosts_sshd_takes_root_with_the_clusters_key_on_the_hosts_address_only(tmp_path):
     cluster = cluster_in(tmp_path)
-    home = f"{tmp_path}/cluster/db-2"
+    home = cluster.host_dir("db-2")
     assert hosts.sshd_config(cluster, "db-2", "10.213.1.11").splitlines() == [
         "# db-2's sshd (scripts/cluster.sh): root with the cluster's key only, on the host's address.",
         "ListenAddress 10.213.1.11:22",
         f"HostKey {home}/ssh_host_ed25519_key",
-        f"AuthorizedKeysFile {tmp_path}/cluster/ssh/authorized_keys",
+        f"AuthorizedKeysFile {cluster.ssh_dir}/authorized_keys",
         "PermitRootLogin prohibit-password",
         "PasswordAuthentication no",
         "KbdInteractiveAuthentication no",
@@ -89,12 +89,13 @@ def test_a_hosts_sshd_takes_root_with_the_clusters_key_on_the_hosts_address_only
 
 
 def test_the_holder_binds_the_hosts_folders_and_becomes_its_sshd(tmp_path):
-    argv = hosts.holder_argv(cluster_in(tmp_path), "lms-1")
+    cluster = cluster_in(tmp_path)
+    argv = hosts.holder_argv(cluster, "lms-1")
     assert argv[:13] == [
         *("setsid", "ip", "netns", "exec", "lms-1"),
         *("unshare", "--uts", "--mount", "--propagation", "private", "--", "/bin/bash", "-c"),
     ]
-    assert argv[14:] == ["holder", "lms-1", f"{tmp_path}/cluster/lms-1"]
+    assert argv[14:] == ["holder", "lms-1", cluster.host_dir("lms-1")]
     assert argv[13] == (
         "\n    set -e\n"
         '    hostname "$1"\n'
@@ -129,11 +130,12 @@ def test_a_host_is_up_while_its_pid_file_names_its_own_sshd(tmp_path):
     cluster, machine = cluster_in(tmp_path), FakeMachine(tmp_path)
     home = tmp_path / "cluster" / "db-1"
     home.mkdir(parents=True)
+    config = f"{cluster.host_dir('db-1')}/sshd_config"
     assert hosts.holder_pid(cluster, machine, "db-1") == ""
     (home / "sshd.pid").write_text("77\n")
     machine.live["77"] = "sleep 60 "  # a number reused by some other process
     assert hosts.holder_pid(cluster, machine, "db-1") == ""
-    machine.live["77"] = f"/usr/sbin/sshd -D -e -f {home}/sshd_config "
+    machine.live["77"] = f"/usr/sbin/sshd -D -e -f {config} "
     assert hosts.holder_pid(cluster, machine, "db-1") == "77"
 
 

@@ -70,7 +70,11 @@ def test_a_background_child_ignores_the_terminals_ctrl_c_and_is_reaped(tmp_path)
         assert ignored & (1 << (signal.SIGINT - 1)) and ignored & (1 << (signal.SIGQUIT - 1))
         assert not ignored & (1 << (signal.SIGTERM - 1))
         assert os.readlink(f"/proc/{pid}/fd/0") == "/dev/null"
-        assert os.readlink(f"/proc/{pid}/fd/1") == os.readlink(f"/proc/{pid}/fd/2") == str(tmp_path / "sleep.log")
+        assert (
+            os.readlink(f"/proc/{pid}/fd/1")
+            == os.readlink(f"/proc/{pid}/fd/2")
+            == str(tmp_path / "sleep.log")
+        )
     finally:
         os.kill(pid, signal.SIGTERM)
     for _ in range(100):
