@@ -11,7 +11,7 @@ SHELL := /bin/bash
 include make/load-runs.mk
 export $(LOAD_SETTINGS)
 
-.PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench floor preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
+.PHONY: help bootstrap up down status run test check fresh-test deploy-test cluster-up cluster-deploy cluster-down cluster-status cluster-test fuzz bench bench-lms floor preload index-audit $(PROFILES) edx2015-original compare lint format freeze clean
 # Not exported here: LOCUST_TASK_SET and the other settings of edX's 2015 client (make edx2015),
 # which it takes as set, even empty (as edX's did); given on the command line, make passes them.
 
@@ -90,6 +90,12 @@ fuzz:  ## schemathesis against both services, FUZZ_EXAMPLES (500) per operation,
 bench:  ## in-process figures of one checkout with fulfilment (ORDERS 300, COURSES 1, PAID=1: a paid seat, CALLGRIND=1: instructions per order); JSON on the last line
 	@scripts/stack.sh up >/dev/null
 	@.venv/bin/python manage.py bench_order --orders $(or $(ORDERS),$(if $(filter-out 0 false,$(CALLGRIND)),10,300)) --courses $(or $(COURSES),1)$(if $(filter-out 0 false,$(PAID)), --paid)$(if $(filter-out 0 false,$(CALLGRIND)), --callgrind) --json
+
+# The LMS stand-in's side of a free purchase (lms_stub/bench/): its three calls in-process,
+# ecommerce answered by a stand-in of the bench's own; CALLGRIND=1 counts instructions instead.
+bench-lms:  ## the LMS stand-in's in-process figures of a free purchase's three calls (ORDERS 300, CALLGRIND=1: instructions per purchase and per call); JSON on the last line
+	@scripts/stack.sh up >/dev/null
+	@.venv/bin/python -m lms_stub.bench --purchases $(or $(ORDERS),$(if $(filter-out 0 false,$(CALLGRIND)),10,300))$(if $(filter-out 0 false,$(CALLGRIND)), --callgrind)
 
 floor:  ## a free purchase's CPU per service against its floor (bare HTTP hops, its SQL replayed); RUN=<run folder>
 	@scripts/stack.sh up >/dev/null

@@ -14,8 +14,8 @@ SECTION = Section(
             None,
             "int",
             "`make preload`: the purchases both databases should hold; `make bench`: the orders measured; "
-            "`make floor` without RUN: the real purchases measured",
-            shown="4000000 (preload), 300 (bench), 10 (bench with CALLGRIND=1), 100 (floor)",
+            "`make bench-lms`: the purchases measured; `make floor` without RUN: the real purchases measured",
+            shown="4000000 (preload), 300 (bench, bench-lms), 10 (either with CALLGRIND=1), 100 (floor)",
         ),
         Variable(
             "PAID", None, "bool", "`make bench PAID=1`: a paid seat (`bench_order --paid`)", shown="unset"
@@ -25,7 +25,8 @@ SECTION = Section(
             None,
             "bool",
             "`make bench CALLGRIND=1`: instructions per order under valgrind's callgrind, two runs that "
-            "must agree within 1 % (`bench_order --callgrind`; the bench process only, not MariaDB's side)",
+            "must agree within 1 % (`bench_order --callgrind`; the bench process only, not MariaDB's side); "
+            "`make bench-lms CALLGRIND=1`: instructions per purchase and per call of lms_stub's three calls",
             shown="unset",
         ),
         Variable(
