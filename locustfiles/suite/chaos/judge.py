@@ -13,14 +13,20 @@ from locustfiles.suite.chaos.rows import errors_by_status
 def recovery_seconds(row: Mapping[str, Any], event: Event | None, t0: float) -> float | None:
     """Seconds from the end of the fault to the end of the last second in which a request
     failed or an order was answered without its enrollment (202); 0 if none did after it.
-    None when the step ended still degraded (within 2 s of its end) or the fault never ran."""
+    None when the step ended still degraded (a whole second after the fault's end degraded,
+    within 2 s of the step's end) or the fault never ran.
+
+    The degraded seconds are whole ones: the second in which the fault ended may hold only
+    failures from before its end. It counts towards the figure, an upper bound, but is no
+    evidence that the step ended degraded: a restart that ended late in the step, after which
+    nothing failed, was judged unrecovered."""
     if event is None or event.ended is None:
         return None
     last = row.get("degraded_until")
     if last is None or last <= event.ended:
         return 0.0
     step_end = t0 + row["start"] + row["seconds"]
-    if last >= step_end - 2:
+    if last >= step_end - 2 and last - 1 >= event.ended:
         return None
     return round(last - event.ended, 1)
 

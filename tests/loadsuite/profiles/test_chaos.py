@@ -70,6 +70,20 @@ def test_recovery_counts_from_the_end_of_the_fault():
     assert chaos.recovery_seconds(row(), Event("db_restart"), t0) is None  # never ran
 
 
+def test_a_fault_that_ended_late_in_the_step_is_judged_by_the_seconds_after_it():
+    """Seen in a load-suite run: MariaDB's restart ended between 24.95 and 25.0 s of a step
+    that ends at 27 s (summary: 25.0); requests failed in second 24, while it was down, and
+    none after. The step was judged "still degraded when it ended". A whole degraded second
+    after the fault's end, in the step's last 2 s, is."""
+    t0 = 1000.0
+    step = {"start": 18, "seconds": 9}  # ends at 1027
+    ended_late = Event("db_restart", started=1020.0, ended=1024.96)
+    recovery = chaos.recovery_seconds(row(degraded_from=1020, degraded_until=1025, **step), ended_late, t0)
+    assert recovery is not None and recovery <= 1
+    after = row(degraded_from=1020, degraded_until=1026, **step)  # second 25 failed: after the end
+    assert chaos.recovery_seconds(after, ended_late, t0) is None
+
+
 def outcome(checks):
     return {c["check"]: c["ok"] for c in checks}
 
