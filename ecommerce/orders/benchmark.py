@@ -32,11 +32,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from oscar.core.loading import get_model
 
-from common import calibration
+from common import calibration, callgrind
 from common.contract import cybersource, paths
 from common.contract.courses import PAID_MODE, catalogue, free_seats
 from common.contract.statuses import ORDER
-from ecommerce.orders import instructions
 
 Order = get_model("order", "Order")
 
@@ -133,7 +132,7 @@ def measure(
 ) -> dict:
     """The figures of ``orders`` purchases after ``warmup`` ones; with ``calibrate``, the
     machine's calibration before and after them and CPU per order in its unit; with ``marks``,
-    the measured orders marked out for callgrind (instructions.py)."""
+    the measured orders marked out for callgrind (common/callgrind.py)."""
     mode = (PAID_MODE,) if paid else None
     skus = [seat.sku for seat in (catalogue(courses, mode) if paid else free_seats(courses))]
     buyer = Buyer()
@@ -201,7 +200,7 @@ def _measured(
     parts: list[Purchase] = []
     numbers: list[str | None] = []
     if marks:
-        instructions.start_counting()
+        callgrind.start_counting()
     started_cpu, started = time.process_time(), time.perf_counter()
     for i, username in enumerate(names):
         measured, number = purchase(buyer, username, skus[i % len(skus)], paid)
@@ -209,7 +208,7 @@ def _measured(
         numbers.append(number)
     cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
     if marks:
-        instructions.stop_counting()
+        callgrind.stop_counting()
     return parts, numbers, cpu, wall
 
 

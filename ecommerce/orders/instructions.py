@@ -30,8 +30,6 @@ from common.callgrind import (
     read_dump,
     run,
     spread_pct,
-    start_counting,
-    stop_counting,
 )
 from common.environment import ROOT, get
 
@@ -45,8 +43,6 @@ __all__ = [
     "between_marks",
     "count",
     "read_dump",
-    "start_counting",
-    "stop_counting",
 ]
 
 COUNTED = (

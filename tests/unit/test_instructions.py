@@ -83,7 +83,7 @@ def test_valgrind_runs_the_bench_with_both_marks_and_the_bench_marks_its_orders(
 
 
 COUNTED = """
-from ecommerce.orders import instructions
+from common import callgrind
 
 def work(n):
     total = 0
@@ -92,9 +92,9 @@ def work(n):
     return total
 
 work(1000)
-instructions.start_counting()
+callgrind.start_counting()
 work({n})
-instructions.stop_counting()
+callgrind.stop_counting()
 work(50000)
 """
 
